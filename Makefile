@@ -1,0 +1,37 @@
+# What a contributor types. Every target creates .venv and installs on first use, so a clean
+# clone needs nothing but `make run` or `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+HOST   ?= 127.0.0.1
+PORT   ?= 8080
+
+.PHONY: run test lint fmt bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/mockserver run --host $(HOST) --port $(PORT)
+
+lint: $(STAMP)
+	$(BIN)/ruff check mockserver tests benchmarks
+	$(BIN)/ruff format --check mockserver tests benchmarks
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest -q
+
+fmt: $(STAMP)
+	$(BIN)/ruff format mockserver tests benchmarks
+	$(BIN)/ruff check --fix mockserver tests benchmarks
+
+bench: $(STAMP)
+	@echo "benchmarks arrive with the performance issue; nothing to run yet"
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,97 @@
+"""The mock clock: the only source of time in the server.
+
+`RealClock` follows the wall clock plus an offset that `advance`/`set` move; `FrozenClock`
+stands still until told. Both return float Unix seconds. Timestamps are rendered in RFC 3339,
+UTC, with whole seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+
+class Clock:
+    """Common interface; `mode` is what `GET /_mock/clock` reports."""
+
+    mode = "real"
+
+    def now(self) -> float:
+        raise NotImplementedError
+
+    def advance(self, seconds: float) -> None:
+        raise NotImplementedError
+
+    def set(self, at: float) -> None:
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        """Back to where the clock started (a reset of the whole mock does this)."""
+        raise NotImplementedError
+
+
+class RealClock(Clock):
+    """Wall-clock time shifted by an offset, so tests can still jump ahead."""
+
+    mode = "real"
+
+    def __init__(self) -> None:
+        self._offset = 0.0
+        self._initial_offset = 0.0
+
+    def start_at(self, at: float) -> None:
+        """Run from `at` onwards; a reset comes back to this offset."""
+        self.set(at)
+        self._initial_offset = self._offset
+
+    def now(self) -> float:
+        return time.time() + self._offset  # noqa: TID251  # wall-clock ok: this is the clock
+
+    def advance(self, seconds: float) -> None:
+        self._offset += seconds
+
+    def set(self, at: float) -> None:
+        self._offset = at - time.time()  # noqa: TID251  # wall-clock ok: this is the clock
+
+    def reset(self) -> None:
+        self._offset = self._initial_offset
+
+
+class FrozenClock(Clock):
+    """Time that moves only when told to."""
+
+    mode = "frozen"
+
+    def __init__(self, start: float) -> None:
+        self.start = start
+        self._now = start
+
+    def now(self) -> float:
+        return self._now
+
+    def advance(self, seconds: float) -> None:
+        self._now += seconds
+
+    def set(self, at: float) -> None:
+        self._now = at
+
+    def reset(self) -> None:
+        self._now = self.start
+
+
+def format_ts(epoch: float) -> str:
+    """RFC 3339 UTC with whole seconds, e.g. `2026-01-15T09:00:00Z`."""
+    return datetime.fromtimestamp(int(epoch), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_ts(text: str) -> float:
+    """Parse an RFC 3339 / ISO 8601 timestamp or date (UTC when no offset); ValueError if bad."""
+    if not isinstance(text, str) or not text:
+        raise ValueError("empty timestamp")
+    value = text.strip()
+    if value.endswith(("Z", "z")):
+        value = value[:-1] + "+00:00"
+    parsed = datetime.fromisoformat(value)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.timestamp()

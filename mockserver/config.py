@@ -1,0 +1,26 @@
+"""Settings: everything a server instance is built from. Frozen, and free of I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_RANDOM_SEED = 20261122
+DEFAULT_START_TIME = "2026-01-15T09:00:00Z"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How one mock instance behaves; `create_app(settings)` builds a server from it."""
+
+    seed_path: Path | None = None  # None: the packaged seeds/default.yaml
+    scenario_paths: tuple[Path, ...] = ()
+    clock_mode: str = "real"  # "real" or "frozen"
+    start_time: str | None = None  # RFC 3339; frozen clocks start here
+    random_seed: int = DEFAULT_RANDOM_SEED
+    rate_limit: bool = True
+    admin: bool = True
+    admin_token: str | None = None
+    strict_webhook_urls: bool = False
+    journal_size: int = 10_000
+    extra: dict[str, str] = field(default_factory=dict)

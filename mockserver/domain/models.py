@@ -1,0 +1,138 @@
+"""The resources the mock stores, as plain slotted dataclasses.
+
+Timestamps are int Unix seconds (the API renders whole seconds). Seeds are loaded into these
+types once; a world works on copies so that a reset can start again from the pristine seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+REGIONS = ("us", "eu")
+ENVIRONMENTS = ("sandbox", "live")
+DOCUMENT_STATUSES = ("draft", "in_review", "signed", "locked")
+RESOURCES = ("documents", "vaults", "workflows", "audit", "webhooks")
+SCOPES = tuple(f"{resource}:{access}" for resource in RESOURCES for access in ("read", "write"))
+READ_SCOPES = tuple(scope for scope in SCOPES if scope.endswith(":read"))
+ENCRYPTION = "AES-256-GCM with envelope encryption"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Field limits the spec leaves open (DESIGN.md section 7); seeds may override them."""
+
+    title_max: int = 500
+    name_max: int = 200
+    metadata_keys: int = 50
+    metadata_key_len: int = 40
+    metadata_value_len: int = 500
+    members_max: int = 100
+    steps_max: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    """A person of an account; OAuth tokens act for one and carry their permissions."""
+
+    email: str
+    name: str
+    permissions: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    id: str
+    name: str
+    default_region: str
+    users: tuple[User, ...] = ()
+
+
+@dataclass(slots=True)
+class ApiKey:
+    """A secret key. Its prefix picks the environment; `owner` is the audit actor of its writes."""
+
+    key: str
+    account_id: str
+    environment: str
+    scopes: frozenset[str]
+    owner: str
+    revoked: bool = False
+    rate_limit: int = 120
+    burst: int = 200
+
+
+@dataclass(frozen=True, slots=True)
+class OAuthClient:
+    client_id: str
+    client_secret: str
+    account_id: str
+    redirect_uris: tuple[str, ...]
+    name: str = ""
+
+
+@dataclass(slots=True)
+class Member:
+    email: str
+    role: str
+
+
+@dataclass(slots=True)
+class Vault:
+    id: str
+    name: str
+    region: str
+    created_at: int
+    members: list[Member] = field(default_factory=list)
+    lock_after: int = 300  # seconds from signing until the system locks a document
+    seq: int = 0  # insertion order within its region, assigned by the store
+
+
+@dataclass(slots=True)
+class DocumentVersion:
+    version: int
+    sha256: str
+    created_at: int
+
+
+@dataclass(slots=True)
+class Document:
+    id: str
+    vault_id: str
+    region: str
+    title: str
+    status: str
+    created_at: int
+    sha256: str
+    metadata: dict[str, str | int | bool] = field(default_factory=dict)
+    version: int = 1
+    versions: list[DocumentVersion] = field(default_factory=list)
+    signers: list[str] = field(default_factory=list)
+    legal_hold: bool = False
+    signed_at: int | None = None
+    deleted: bool = False
+    seq: int = 0  # insertion order within its region, assigned by the store
+
+    @property
+    def under_retention(self) -> bool:
+        """Signed and locked documents are kept: they cannot be deleted."""
+        return self.status in ("signed", "locked")
+
+
+@dataclass(slots=True)
+class EnvironmentSeed:
+    """What one (account, environment) starts with."""
+
+    vaults: list[Vault] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SeedData:
+    """A whole validated seed file: credentials, accounts and each environment's data."""
+
+    source: str
+    accounts: dict[str, Account] = field(default_factory=dict)
+    keys: dict[str, ApiKey] = field(default_factory=dict)
+    oauth_clients: dict[str, OAuthClient] = field(default_factory=dict)
+    environments: dict[tuple[str, str], EnvironmentSeed] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)

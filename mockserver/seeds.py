@@ -1,0 +1,339 @@
+"""Load seed files: YAML text -> plain objects -> validated `SeedData`, or `file:line: message`.
+
+Parsing is built for big seeds. PyYAML makes a Python event, node and value for every scalar,
+about 4 us each even with libyaml: over 10 s for a 100k-document seed. So a block-sequence item
+written on one line as a JSON object (`  - {"id": "doc_1", ...}`, what `seedgen` emits, and valid
+YAML flow syntax) is parsed with `json` instead, one call per run of such lines. The YAML parser
+then reads a small skeleton in which each run is a one-line `!mockserver/json-run N` placeholder
+(padded with blank lines, so line numbers do not move). The shortcut is taken only where it gives
+exactly what YAML gives: no floats or NaN (their YAML 1.1 readings differ from JSON's), no
+duplicate keys, no characters YAML reads differently (tabs, NEL/LS/PS, non-printables, escaped
+surrogates), no over-long keys; and if any placeholder is not read back as a list item (say,
+the lines sat inside a block scalar) the whole text is parsed by YAML alone.
+
+Validation (`seed_validation`) works on the plain objects. Only when it finds a problem is the
+text composed into YAML nodes, to turn the offending path into a line number.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.constructor import ConstructorError
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from mockserver.domain.models import SeedData
+from mockserver.errors import SeedError
+from mockserver.seed_validation import Invalid, PathT, build_seed
+
+try:
+    from yaml import CSafeLoader as _BaseLoader
+except ImportError:  # PyYAML built without libyaml: same results, slower
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+
+_RUN_TAG = "!mockserver/json-run"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_JSON_ITEM = re.compile(r"( *)- +(\{.*\}) *")
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # JSON joins escaped pairs, YAML does not
+# A quoted key this long is past YAML's 1024-character limit on implicit keys.
+_LONG_KEY = re.compile(r'"(?:[^"\\]|\\.){900,}" *:')
+
+
+def load_seed(path: Path) -> SeedData:
+    """Read and validate a seed file; SeedError names the file and line of the first problem."""
+    source = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SeedError(source, 1, f"cannot read seed file: {exc.strerror or exc}") from exc
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SeedError(source, line, "not valid UTF-8") from exc
+    return load_seed_text(text, source)
+
+
+def load_seed_text(text: str, source: str) -> SeedData:
+    """Parse and validate seed YAML; `source` is the file name errors are reported against."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # millions of new acyclic objects: each collection would rescan them in vain
+    try:
+        parsed = _parse(text, source)
+        if parsed.value is None:
+            raise SeedError(source, 1, "seed file is empty")
+        if type(parsed.value) is not dict:
+            raise SeedError(source, 1, "the top level must be a mapping")
+        try:
+            return build_seed(parsed.value, source)
+        except Invalid as exc:
+            raise SeedError(source, parsed.line_of(exc.at), exc.message) from None
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def parse_yaml(text: str) -> Any:
+    """The plain value of YAML `text`, as SafeLoader builds it but with duplicate keys
+    rejected; SeedError if it is not YAML. Exposed for tests of the JSON shortcut."""
+    return _parse(text, "<text>").value
+
+
+class _Parsed:
+    """A parsed text, plus what is needed to find the line of a path in it later."""
+
+    def __init__(self, value: Any, yaml_text: str, run_sizes: list[int]) -> None:
+        self.value = value
+        self.yaml_text = yaml_text  # the text YAML read: the skeleton, or the whole text
+        self.run_sizes = run_sizes
+
+    def line_of(self, path: PathT) -> int:
+        """1-based line of the node at `path`, or of its nearest ancestor that exists."""
+        node = yaml.compose(self.yaml_text, Loader=_Loader)
+        line = 0 if node is None else node.start_mark.line
+        for part in path:
+            if isinstance(node, MappingNode) and isinstance(part, str):
+                pair = next((p for p in node.value if _key_text(p[0]) == part), None)
+                if pair is None:
+                    break
+                line, node = pair[0].start_mark.line, pair[1]
+            elif isinstance(node, SequenceNode) and isinstance(part, int):
+                found = self._item(node, part)
+                if isinstance(found, int):  # inside a JSON run: one line per item
+                    return found + 1
+                if found is None:
+                    break
+                line, node = found.start_mark.line, found
+            else:
+                break
+        return line + 1
+
+    def _item(self, node: SequenceNode, index: int) -> Node | int | None:
+        """The index-th item of a sequence whose runs stand for run_sizes[N] items each."""
+        item: Node
+        for item in node.value:
+            size = 1
+            if item.tag == _RUN_TAG and isinstance(item, ScalarNode):
+                size = self.run_sizes[int(item.value)]
+                if index < size:
+                    return int(item.start_mark.line) + index
+            elif index == 0:
+                return item
+            index -= size
+        return None
+
+
+def _key_text(node: Node) -> str | None:
+    return node.value if isinstance(node, ScalarNode) else None
+
+
+class _Loader(_BaseLoader):
+    """Safe loading that rejects duplicate keys, which PyYAML would silently overwrite."""
+
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
+        pairs = list(node.value)  # flatten_mapping (merge keys) edits node.value in place
+        mapping = super().construct_mapping(node, deep)
+        if len(mapping) != len(pairs):  # duplicates, or a `<<` merge: check own keys only
+            seen: set[Any] = set()
+            for key_node, _ in pairs:
+                if key_node.tag == _MERGE_TAG:
+                    continue
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise ConstructorError(
+                        None, None, f"duplicate key '{key}'", key_node.start_mark
+                    )
+                seen.add(key)
+        return mapping
+
+    def construct_yaml_timestamp(self, node: ScalarNode) -> Any:
+        """A timestamp YAML recognises but datetime rejects (2025-02-30) is an error with a line."""
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError as exc:
+            problem = f"invalid timestamp '{node.value}': {exc}"
+            raise ConstructorError(None, None, problem, node.start_mark) from None
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
+
+
+class _Run:
+    """What a `!mockserver/json-run N` placeholder constructs: run N, to be spliced in."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+class _SkeletonLoader(_Loader):
+    runs_seen: list[int]
+
+
+def _construct_run(loader: _SkeletonLoader, node: ScalarNode) -> _Run:
+    run = _Run(int(loader.construct_scalar(node)))
+    loader.runs_seen.append(run.index)
+    return run
+
+
+_SkeletonLoader.add_constructor(_RUN_TAG, _construct_run)
+
+
+class _NotJson(Exception):
+    """A line that looked like a JSON item but must be left to YAML."""
+
+
+def _parse(text: str, source: str) -> _Parsed:
+    """YAML text -> plain value, with JSON-lines runs parsed by json (see module docstring)."""
+    if _RUN_TAG not in text:  # a file using our private tag is read by YAML alone
+        skeleton, runs = _split_json_runs(text)
+        if runs:
+            parsed = _load_skeleton(skeleton, runs)
+            if parsed is not None:
+                return parsed
+    try:
+        return _Parsed(_yaml_load(text, _Loader), text, [])
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, text, source) from None
+
+
+def _load_skeleton(skeleton: str, runs: list[list[Any]]) -> _Parsed | None:
+    """The value with runs spliced in, or None if YAML did not read every run as list items."""
+    try:
+        loader = _SkeletonLoader(skeleton)
+        loader.runs_seen = []
+        try:
+            value = loader.get_single_data()
+        finally:
+            loader.dispose()
+    except yaml.YAMLError:
+        return None  # report errors from the original text, with its own line and message
+    if sorted(loader.runs_seen) != list(range(len(runs))):
+        return None
+    if not _splice(value, runs, set()):
+        return None
+    return _Parsed(value, skeleton, [len(run) for run in runs])
+
+
+def _splice(value: Any, runs: list[list[Any]], seen: set[int]) -> bool:
+    """Replace each _Run in the lists of `value` by its items; False if one sits elsewhere."""
+    if id(value) in seen:  # anchors and aliases share objects; recursive ones loop
+        return True
+    seen.add(id(value))
+    if isinstance(value, dict):
+        return all(
+            type(v) is not _Run and type(k) is not _Run and _splice(v, runs, seen)
+            for k, v in value.items()
+        )
+    if isinstance(value, list) and any(type(item) is _Run for item in value):
+        spliced: list[Any] = []
+        for item in value:
+            if type(item) is _Run:
+                spliced.extend(runs[item.index])
+            elif _splice(item, runs, seen):
+                spliced.append(item)
+            else:
+                return False
+        value[:] = spliced
+        return True
+    if isinstance(value, list):
+        return all(_splice(item, runs, seen) for item in value)
+    return True
+
+
+def _split_json_runs(text: str) -> tuple[str, list[list[Any]]]:
+    """The skeleton text and the parsed items of each run of JSON-object list items."""
+    lines = text.split("\n")
+    runs: list[list[Any]] = []
+    run: list[Any] = []
+    run_indent = ""
+    for index, line in enumerate(lines):
+        item = _json_item(line)
+        if run and (item is None or item[0] != run_indent):
+            _close_run(lines, index, run_indent, run, runs)
+            run = []
+        if item is not None:
+            run_indent = item[0]
+            run.append(item[1])
+    if run:
+        _close_run(lines, len(lines), run_indent, run, runs)
+    return "\n".join(lines), runs
+
+
+def _close_run(
+    lines: list[str], end: int, indent: str, run: list[Any], runs: list[list[Any]]
+) -> None:
+    """Replace the run of lines ending before `end` by placeholder N and blank lines."""
+    first = end - len(run)
+    crlf = "\r" if lines[first].endswith("\r") else ""
+    lines[first] = f"{indent}- {_RUN_TAG} {len(runs)}{crlf}"
+    for blank in range(first + 1, end):
+        lines[blank] = crlf
+    runs.append(run)
+
+
+def _json_item(line: str) -> tuple[str, Any] | None:
+    """(indent, value) if `line` is a list item whose object YAML and JSON read alike."""
+    if "- {" not in line:
+        return None
+    line = line.removesuffix("\r")
+    match = _JSON_ITEM.fullmatch(line)
+    # isprintable() is false for every character YAML reads unlike JSON (and a few more).
+    if match is None or not line.isprintable() or ("\\u" in line and _SURROGATE.search(line)):
+        return None
+    if len(line) > 900 and _LONG_KEY.search(line):
+        return None
+    obj = match[2]
+    try:
+        value, end = _DECODER.raw_decode(obj)
+    except (ValueError, _NotJson):
+        return None
+    return (match[1], value) if end == len(obj) else None
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise _NotJson  # let YAML report the duplicate with its line
+    return mapping
+
+
+def _not_json(_text: str) -> Any:
+    raise _NotJson
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_unique_pairs, parse_float=_not_json, parse_constant=_not_json
+)
+
+
+def _yaml_load(text: str, loader_class: type[_Loader]) -> Any:
+    loader = loader_class(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+def _yaml_error(exc: yaml.YAMLError, text: str, source: str) -> SeedError:
+    """A YAML syntax (or duplicate key) error as a SeedError at the line of its mark."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        problem = exc.problem or "syntax error"
+        if isinstance(exc, ConstructorError):
+            return SeedError(source, line, problem)
+        context = f"{exc.context}, " if exc.context else ""
+        return SeedError(source, line, f"invalid YAML: {context}{problem}")
+    position = getattr(exc, "position", None)
+    line = text.count("\n", 0, position) + 1 if isinstance(position, int) else 1
+    character, reason = getattr(exc, "character", None), getattr(exc, "reason", exc)
+    if isinstance(character, int):
+        reason = f"unacceptable character #x{character:04x}: {reason}"
+    return SeedError(source, line, f"invalid YAML: {reason}")
