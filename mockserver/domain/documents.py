@@ -1,0 +1,88 @@
+"""Document operations: create, retrieve, list with cursors, soft delete under retention rules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mockserver.errors import Conflict, NotFound
+from mockserver.store import World
+
+from . import validation as v
+from . import vaults
+from .models import DOCUMENT_STATUSES, Document, DocumentVersion, Limits
+from .pagination import CursorCodec, newest_first
+
+
+def create(
+    world: World, region: str, body: Mapping[str, Any], limits: Limits, now: int
+) -> Document:
+    """A new draft, version 1, in a vault of the routed region."""
+    title = v.string(v.required(body, "title"), "title", max_len=limits.title_max)
+    vault_id = v.string(v.required(body, "vault_id"), "vault_id", max_len=255)
+    raw_metadata = body.get("metadata")
+    metadata = {} if raw_metadata is None else v.metadata(raw_metadata, limits)
+    vault = vaults.get(world, region, vault_id, param="vault_id")
+    doc_id = world.ids.new("doc_")
+    digest = world.ids.sha256(doc_id)
+    doc = Document(
+        id=doc_id,
+        vault_id=vault.id,
+        region=region,
+        title=title,
+        status="draft",
+        created_at=now,
+        sha256=digest,
+        metadata=metadata,
+        versions=[DocumentVersion(version=1, sha256=digest, created_at=now)],
+    )
+    return world.add_document(doc)
+
+
+def get(world: World, region: str, doc_id: str, *, param: str | None = None) -> Document:
+    """The document if it lives in `region` and is not deleted, else 404."""
+    doc = world.regions[region].documents.get(doc_id)
+    if doc is None or doc.deleted:
+        raise NotFound.resource("document", doc_id, param=param)
+    return doc
+
+
+def delete(world: World, region: str, doc_id: str) -> Document:
+    """Soft delete; documents under legal hold or retention answer 409."""
+    doc = get(world, region, doc_id)
+    if doc.legal_hold:
+        raise Conflict(f"Document {doc.id} is under legal hold and cannot be deleted.")
+    if doc.under_retention:
+        raise Conflict(
+            f"Document {doc.id} is {doc.status} and under retention; it cannot be deleted."
+        )
+    doc.deleted = True
+    return doc
+
+
+def listing(
+    world: World,
+    region: str,
+    query: Mapping[str, str],
+    cursors: CursorCodec,
+) -> tuple[list[Document], bool, str | None]:
+    """A page of documents newest first, filtered by vault and status; and the next cursor."""
+    status = query.get("status")
+    if status is not None:
+        v.choice(status, "status", DOCUMENT_STATUSES)
+    limit = v.limit(query.get("limit"))
+    cursor = query.get("cursor")
+    before = cursors.decode(cursor) if cursor is not None else None
+    vault_id = query.get("vault_id")
+    data = world.regions[region]
+    items = data.doc_order
+    if vault_id is not None:
+        items = data.docs_by_vault[vaults.get(world, region, vault_id, param="vault_id").id]
+    page, has_more = newest_first(
+        items,
+        limit=limit,
+        before=before,
+        keep=lambda d: not d.deleted and (status is None or d.status == status),
+    )
+    next_cursor = cursors.encode(page[-1].seq) if has_more else None
+    return page, has_more, next_cursor

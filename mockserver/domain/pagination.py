@@ -1,0 +1,79 @@
+"""Cursor pagination by position, not offset.
+
+A list is kept in insertion order (ascending `seq`) and served newest first. A cursor encodes
+the `seq` of the last item a page returned, signed with the store's secret, so a walk resumes
+just below that item: items inserted meanwhile sit above it and can cause neither a repeat nor
+a gap, and finding the position is a binary search, whatever the depth.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
+
+from mockserver.errors import ValidationError
+
+
+class Sequenced(Protocol):
+    @property
+    def seq(self) -> int: ...
+
+
+T = TypeVar("T", bound=Sequenced)
+
+_PREFIX = "cur_"
+
+
+class CursorCodec:
+    """Signs and checks `cur_` cursors; a cursor it did not issue is unknown (422)."""
+
+    __slots__ = ("_secret",)
+
+    def __init__(self, secret: bytes) -> None:
+        self._secret = secret
+
+    def _mac(self, payload: bytes) -> bytes:
+        return hmac.new(self._secret, payload, hashlib.sha256).digest()[:10]
+
+    def encode(self, seq: int) -> str:
+        payload = seq.to_bytes(8, "big")
+        token = base64.urlsafe_b64encode(payload + self._mac(payload)).rstrip(b"=")
+        return _PREFIX + token.decode()
+
+    def decode(self, cursor: str) -> int:
+        """The position a cursor names, or 422 `param: cursor`."""
+        unknown = ValidationError(f"Unknown cursor: '{cursor[:80]}'.", param="cursor")
+        if not cursor.startswith(_PREFIX) or len(cursor) != len(_PREFIX) + 24:
+            raise unknown
+        try:
+            raw = base64.urlsafe_b64decode(cursor[len(_PREFIX) :] + "==")
+        except ValueError:
+            raise unknown from None
+        payload, mac = raw[:8], raw[8:]
+        if len(raw) != 18 or not hmac.compare_digest(mac, self._mac(payload)):
+            raise unknown
+        return int.from_bytes(payload, "big")
+
+
+def newest_first(
+    items: Sequence[T],
+    *,
+    limit: int,
+    before: int | None,
+    keep: Callable[[T], bool],
+) -> tuple[list[T], bool]:
+    """Up to `limit` kept items with seq below `before`, newest first, and whether more follow."""
+    index = len(items) if before is None else bisect_left(items, before, key=lambda i: i.seq)
+    page: list[T] = []
+    while index > 0:
+        index -= 1
+        item = items[index]
+        if keep(item):
+            if len(page) == limit:
+                return page, True
+            page.append(item)
+    return page, False

@@ -1,0 +1,145 @@
+"""Field validation for request bodies and queries: every failure is a 422 naming its param."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from mockserver.errors import ValidationError
+
+from .models import Limits
+
+_EMAIL = re.compile(
+    r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$"
+)
+MAX_SAFE_INT = 2**53 - 1
+
+MetadataValue = str | int | bool
+
+
+def type_name(value: object) -> str:
+    """The JSON name of a Python value, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def required(body: Mapping[str, Any], name: str) -> Any:
+    """The value of a required field, or 422 naming it."""
+    if name not in body or body[name] is None:
+        raise ValidationError(f"Missing required field '{name}'.", param=name)
+    return body[name]
+
+
+def string(value: Any, param: str, *, max_len: int, min_len: int = 1) -> str:
+    """A string of min_len..max_len characters."""
+    if not isinstance(value, str):
+        raise ValidationError(f"'{param}' must be a string, not {type_name(value)}.", param=param)
+    if len(value) < min_len or (min_len > 0 and not value.strip()):
+        raise ValidationError(f"'{param}' must not be empty.", param=param)
+    if len(value) > max_len:
+        raise ValidationError(
+            f"'{param}' must be at most {max_len} characters (got {len(value)}).", param=param
+        )
+    return value
+
+
+def choice(value: Any, param: str, allowed: Iterable[str]) -> str:
+    """One of a fixed set of strings."""
+    options = tuple(allowed)
+    if not isinstance(value, str) or value not in options:
+        shown = value if isinstance(value, str) else type_name(value)
+        raise ValidationError(
+            f"'{param}' must be one of {', '.join(options)} (got '{shown}').", param=param
+        )
+    return value
+
+
+def email(value: Any, param: str) -> str:
+    """An email address `<EMAIL>`, at most 254 characters."""
+    if not isinstance(value, str):
+        raise ValidationError(
+            f"'{param}' must be an email address string, not {type_name(value)}.", param=param
+        )
+    if len(value) > 254 or not _EMAIL.match(value):
+        raise ValidationError(f"'{param}' is not a valid email address: '{value}'.", param=param)
+    return value
+
+
+def array(value: Any, param: str, *, max_items: int, min_items: int = 0) -> list[Any]:
+    """A JSON array of min_items..max_items items."""
+    if not isinstance(value, list):
+        raise ValidationError(f"'{param}' must be an array, not {type_name(value)}.", param=param)
+    if len(value) < min_items:
+        raise ValidationError(f"'{param}' must have at least {min_items} item(s).", param=param)
+    if len(value) > max_items:
+        raise ValidationError(
+            f"'{param}' must have at most {max_items} items (got {len(value)}).", param=param
+        )
+    return value
+
+
+def obj(value: Any, param: str) -> dict[str, Any]:
+    """A JSON object."""
+    if not isinstance(value, dict):
+        raise ValidationError(f"'{param}' must be an object, not {type_name(value)}.", param=param)
+    return value
+
+
+def metadata(value: Any, limits: Limits) -> dict[str, MetadataValue]:
+    """Flat key/value pairs: string keys, and string, integer or boolean values."""
+    pairs = obj(value, "metadata")
+    if len(pairs) > limits.metadata_keys:
+        raise ValidationError(
+            f"'metadata' may have at most {limits.metadata_keys} keys (got {len(pairs)}).",
+            param="metadata",
+        )
+    clean: dict[str, MetadataValue] = {}
+    for key, item in pairs.items():
+        param = f"metadata.{key}"
+        if not key or len(key) > limits.metadata_key_len:
+            raise ValidationError(
+                f"Metadata keys must be 1 to {limits.metadata_key_len} characters.",
+                param=param if key else "metadata",
+            )
+        if isinstance(item, str):
+            if len(item) > limits.metadata_value_len:
+                raise ValidationError(
+                    f"'{param}' must be at most {limits.metadata_value_len} characters.",
+                    param=param,
+                )
+        elif isinstance(item, bool):
+            pass
+        elif isinstance(item, int):
+            if abs(item) > MAX_SAFE_INT:
+                raise ValidationError(
+                    f"'{param}' must be an integer between -(2^53-1) and 2^53-1.", param=param
+                )
+        else:
+            raise ValidationError(
+                f"'{param}' must be a string, integer or boolean, not {type_name(item)}.",
+                param=param,
+            )
+        clean[key] = item
+    return clean
+
+
+def limit(raw: str | None, *, default: int = 20, maximum: int = 100) -> int:
+    """The `limit` query parameter: an integer 1..maximum."""
+    if raw is None:
+        return default
+    text = raw.strip()
+    if not text.isdigit() or not (1 <= int(text) <= maximum):
+        raise ValidationError(
+            f"'limit' must be an integer from 1 to {maximum} (got '{raw[:40]}').", param="limit"
+        )
+    return int(text)

@@ -1,0 +1,1 @@
+"""The HTTP face of the mock: Starlette routes, the ASGI pipeline and rendering."""

@@ -1,0 +1,67 @@
+"""Per-request context: the authenticated caller, its world and the routed region.
+
+`endpoint(scope)` wraps a handler `async (Call) -> Response` into a Starlette endpoint that
+authenticates first (401), checks the scope (403), and then hands the handler everything the
+domain needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import wraps
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from mockserver.domain.auth import Principal, bearer_token, principal_for_key, require_scope
+from mockserver.store import Store, World
+
+REGION_KEY = "mock.region"
+REQUEST_ID_KEY = "mock.request_id"
+
+
+@dataclass(slots=True)
+class Call:
+    """One authenticated API call."""
+
+    request: Request
+    store: Store
+    principal: Principal
+    world: World
+    region: str
+    now: int
+
+
+Handler = Callable[[Call], Awaitable[Response]]
+
+
+def store_of(request: Request) -> Store:
+    store: Store = request.app.state.store
+    return store
+
+
+def authenticate(request: Request) -> Principal:
+    """The principal behind the request's bearer credential, or 401."""
+    store = store_of(request)
+    token = bearer_token(request.headers.get("authorization"))
+    return principal_for_key(store.keys, token)
+
+
+def endpoint(scope: str | None) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
+    """Guard a handler with authentication and the scope it needs."""
+
+    def wrap(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+        @wraps(handler)
+        async def run(request: Request) -> Response:
+            principal = authenticate(request)
+            require_scope(principal, scope)
+            store = store_of(request)
+            world = store.world(principal.account_id, principal.environment)
+            region = request.scope.get(REGION_KEY) or world.account.default_region
+            call = Call(request, store, principal, world, region, store.now())
+            return await handler(call)
+
+        return run
+
+    return wrap

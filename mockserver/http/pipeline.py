@@ -1,0 +1,88 @@
+"""The one pure-ASGI layer around the router.
+
+For every HTTP request it: picks the region from a `/us/v1` or `/eu/v1` prefix (and strips
+it, so one route table serves all three base URLs), assigns the `req_` request id, adds
+`X-Request-Id` to the response, and turns any error escaping the app into the service's
+envelope: an ApiError as itself, anything else as a logged 500 `api_error`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mockserver.errors import ApiError, InternalError
+from mockserver.store import Store
+
+from .context import REGION_KEY, REQUEST_ID_KEY
+from .render import JSON, error_bytes
+
+log = logging.getLogger("mockserver")
+
+_REGION_PREFIXES = {"/us/v1": "us", "/eu/v1": "eu"}
+
+
+def split_region(path: str) -> tuple[str | None, str]:
+    """(`us`|`eu`|None, path without the regional prefix)."""
+    head = path[:6]
+    region = _REGION_PREFIXES.get(head)
+    if region is not None and (len(path) == 6 or path[6] == "/"):
+        return region, path[3:]
+    return None, path
+
+
+class Pipeline:
+    """Region routing, request ids and the error envelope, fused into one layer."""
+
+    def __init__(self, app: ASGIApp, store: Store) -> None:
+        self.app = app
+        self.store = store
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        region, path = split_region(scope["path"])
+        if region is not None:
+            scope["path"] = path
+            scope["raw_path"] = path.encode()
+        scope[REGION_KEY] = region
+        request_id = self.store.request_ids.new("req_")
+        scope[REQUEST_ID_KEY] = request_id
+        id_header = (b"x-request-id", request_id.encode())
+        started = False
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                message["headers"] = [*message.get("headers", []), id_header]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        except ApiError as error:
+            if started:
+                raise
+            await self._send_error(send_with_id, error, request_id)
+        except Exception:
+            log.exception("unhandled error in %s %s (%s)", scope["method"], path, request_id)
+            if started:
+                raise
+            await self._send_error(
+                send_with_id,
+                InternalError("An unexpected error occurred on the service side."),
+                request_id,
+            )
+
+    @staticmethod
+    async def _send_error(send: Send, error: ApiError, request_id: str) -> None:
+        body = error_bytes(error, request_id)
+        headers = [
+            (b"content-type", JSON.encode()),
+            (b"content-length", str(len(body)).encode()),
+            *((k.lower().encode(), v.encode()) for k, v in error.headers.items()),
+        ]
+        await send({"type": "http.response.start", "status": error.status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,32 @@
+"""JSON bodies and the error envelope: the only place an ApiError becomes a response."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+from mockserver.errors import ApiError
+
+JSON = "application/json"
+
+
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """A JSON response encoded with orjson."""
+    return Response(orjson.dumps(body), status_code=status, headers=headers, media_type=JSON)
+
+
+def error_body(error: ApiError, request_id: str) -> dict[str, Any]:
+    """`{"error": {type, message, param?, code?, request_id}}` as api-v1.md section 7 shows."""
+    inner: dict[str, Any] = {"type": error.type, "message": error.message}
+    if error.param is not None:
+        inner["param"] = error.param
+    if error.code is not None:
+        inner["code"] = error.code
+    inner["request_id"] = request_id
+    return {"error": inner}
+
+
+def error_bytes(error: ApiError, request_id: str) -> bytes:
+    return orjson.dumps(error_body(error, request_id))

@@ -1,0 +1,1 @@
+"""Helpers for running the mock inside test suites."""

@@ -1,0 +1,47 @@
+"""A synchronous httpx client that calls the app in-process, with no socket.
+
+httpx's ASGITransport is async-only; this transport runs it on one private event loop in a
+background thread, so plain synchronous tests (and any sync client code) can use it. The app
+runs on that one loop, as it would under uvicorn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import httpx
+from starlette.types import ASGIApp
+
+
+class InProcessTransport(httpx.BaseTransport):
+    """Sends each request through `httpx.ASGITransport` on a dedicated event loop."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._asgi = httpx.ASGITransport(app=app)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+
+    async def _send(self, request: httpx.Request) -> httpx.Response:
+        response = await self._asgi.handle_async_request(request)
+        content = await response.aread()
+        return httpx.Response(
+            response.status_code, headers=response.headers, content=content, request=request
+        )
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        request.read()
+        return asyncio.run_coroutine_threadsafe(self._send(request), self._loop).result()
+
+    def close(self) -> None:
+        if self._loop.is_running():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=5)
+        self._loop.close()
+
+
+def inprocess_client(app: ASGIApp, base_url: str = "http://mock", **kwargs: Any) -> httpx.Client:
+    """An httpx.Client wired to `app` in-process."""
+    return httpx.Client(transport=InProcessTransport(app), base_url=base_url, **kwargs)

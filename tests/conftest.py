@@ -1,0 +1,67 @@
+"""Shared fixtures: one app per session (frozen clock, default seed), reset before each test.
+
+`api` talks to it in-process; `live` over a real socket; `both` runs a test through each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+
+from mockserver.config import Settings
+from mockserver.http.app import create_app
+from mockserver.testing.inprocess import inprocess_client
+from mockserver.testing.live import LiveServer
+
+FULL = "sk_test_mock_full"
+READONLY = "sk_test_mock_readonly"
+REVOKED = "sk_test_mock_revoked"
+EU = "sk_test_mock_eu"
+LIVE = "sk_live_mock_full"
+
+
+def auth(key: str = FULL) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+@pytest.fixture(scope="session")
+def app() -> Starlette:
+    return create_app(Settings(clock_mode="frozen"))
+
+
+@pytest.fixture
+def fresh_app(app: Starlette) -> Starlette:
+    app.state.store.reset()
+    return app
+
+
+@pytest.fixture
+def api(fresh_app: Starlette) -> Iterator[httpx.Client]:
+    """In-process client authenticated with the full-scope test key."""
+    with inprocess_client(fresh_app, headers=auth()) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def live_server(app: Starlette) -> Iterator[LiveServer]:
+    server = LiveServer(app).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def live(live_server: LiveServer, fresh_app: Starlette) -> Iterator[httpx.Client]:
+    """A real-socket client authenticated with the full-scope test key."""
+    with httpx.Client(base_url=live_server.base_url, headers=auth()) as client:
+        yield client
+
+
+@pytest.fixture(params=["in-process", "socket"])
+def both(request: pytest.FixtureRequest) -> httpx.Client:
+    """The same test through the in-process client and over a real socket."""
+    name = "api" if request.param == "in-process" else "live"
+    client: httpx.Client = request.getfixturevalue(name)
+    return client
