@@ -6,6 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8080
+SOURCES := mockserver tests $(wildcard benchmarks)
 
 .PHONY: run test lint fmt bench clean
 
@@ -19,16 +20,16 @@ run: $(STAMP)
 	$(BIN)/mockserver run --host $(HOST) --port $(PORT)
 
 lint: $(STAMP)
-	$(BIN)/ruff check mockserver tests benchmarks
-	$(BIN)/ruff format --check mockserver tests benchmarks
+	$(BIN)/ruff check $(SOURCES)
+	$(BIN)/ruff format --check $(SOURCES)
 	$(BIN)/mypy
 
 test: lint
 	$(BIN)/pytest -q
 
 fmt: $(STAMP)
-	$(BIN)/ruff format mockserver tests benchmarks
-	$(BIN)/ruff check --fix mockserver tests benchmarks
+	$(BIN)/ruff format $(SOURCES)
+	$(BIN)/ruff check --fix $(SOURCES)
 
 bench: $(STAMP)
 	@echo "benchmarks arrive with the performance issue; nothing to run yet"
