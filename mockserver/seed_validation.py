@@ -1,53 +1,33 @@
-"""Turn a parsed seed (plain dicts, lists and scalars) into `SeedData`, or raise `Invalid`.
+"""The checks a seed is made of: one value, one mapping's keys, one workflow's story.
 
-Checks run in file order and stop at the first problem, so the error a user sees is the one
-nearest the top of the file, and no half-valid seed is ever returned. `Invalid.at` names the
-offending node as a path of keys and list indices; `mockserver.seeds` looks its YAML line up
-only when something is wrong. Checks take the parent path and the key separately and build the
-full path only when they fail: a 100k-document seed runs them millions of times.
+`mockserver.seed_builder` walks a parsed seed (plain dicts, lists and scalars) and calls these;
+each returns the checked value or raises `Invalid`, whose `at` names the offending node as a
+path of keys and list indices. `mockserver.seeds` looks its YAML line up only when something is
+wrong. Checks take the parent path and the key separately and build the full path only when
+they fail: a 100k-document seed runs them millions of times.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import re
 from datetime import UTC, date, datetime
 from typing import NoReturn
 from urllib.parse import urlsplit
 
-from mockserver.clock import parse_ts
-from mockserver.domain.models import (
-    DOCUMENT_STATUSES,
-    ENVIRONMENTS,
-    READ_SCOPES,
-    REGIONS,
-    SCOPES,
-    Account,
-    ApiKey,
-    Document,
-    DocumentVersion,
-    EnvironmentSeed,
-    Limits,
-    Member,
-    OAuthClient,
-    SeedData,
-    User,
-    Vault,
-)
+from mockserver.clock import format_ts, parse_ts
+from mockserver.domain.conditions import ConditionSyntaxError, parse
+from mockserver.domain.models import READ_SCOPES, SCOPES, Document, Limits, WorkflowStep
 
 PathT = tuple[str | int, ...]
 PathPart = str | int
 
-SUPPORTED_VERSION = 1
-MAX_VERSION = 1000  # each version is an object; a typo such as 10**9 must fail, not hang
 MAX_SAFE_INT = 2**53  # metadata ints must survive JavaScript clients
-# prefix -> (environment, default rate_limit, default burst); DESIGN.md section 8
-KEY_PREFIXES = {"sk_test_": ("sandbox", 120, 200), "sk_live_": ("live", 600, 1000)}
 SIGNED_STATUSES = frozenset({"signed", "locked"})
+STEP_DECISIONS = ("approve", "reject", "skipped")
+PASSED = frozenset({"approve", "skipped"})  # the decisions that move a workflow on
 
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+\Z")
-_SHA256 = re.compile(r"[0-9a-f]{64}\Z")
 _ID_TAIL = re.compile(r"[A-Za-z0-9_]{1,100}\Z")
 
 
@@ -162,6 +142,22 @@ def timestamp(value: object, path: PathT, key: PathPart) -> int:
     fail(path, key, f"invalid timestamp {show(value)} (expected RFC 3339: 2025-06-01T10:00:00Z)")
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Reference:
+    """The seed's reference time (`label` is how messages name it): seeded times are history
+    up to it, and the server shifts them so that it maps to the clock's start."""
+
+    time: int
+    label: str
+
+    def moment(self, value: object, path: PathT, key: PathPart) -> int:
+        """A timestamp at or before the reference time."""
+        at = timestamp(value, path, key)
+        if at > self.time:
+            fail(path, key, f"{format_ts(at)} is after the reference time {self.label}")
+        return at
+
+
 def items(value: object, path: PathT, key: PathPart) -> list[object]:
     """An optional list: absent or null is empty."""
     if value is None:
@@ -232,10 +228,6 @@ def limits(value: object, path: PathT) -> Limits:
     return Limits(**{name: integer(raw[name], path, name, 1) for name in raw})
 
 
-def _list(value: object) -> list[object]:
-    return value if type(value) is list else []
-
-
 def show(value: object) -> str:
     """A value as messages quote it: strings in single quotes, others as YAML spells them."""
     if isinstance(value, str):
@@ -247,243 +239,102 @@ def show(value: object) -> str:
     return str(value)
 
 
-SEED = Fields.of("version accounts", "limits")
+# The keys each kind of mapping in a seed may have: required ones, then optional ones.
+SEED = Fields.of("version accounts", "limits reference_time")
 ACCOUNT = Fields.of("id name default_region", "users keys oauth_clients environments")
 USER = Fields.of("email name permissions")
 KEY = Fields.of("key owner scopes", "revoked rate_limit burst")
 CLIENT = Fields.of("client_id client_secret redirect_uris", "name")
-ENVIRONMENT = Fields.of("", "vaults documents")
+ENVIRONMENT = Fields.of("", "vaults documents workflows")
 VAULT = Fields.of("id name region created_at", "lock_after members")
 MEMBER = Fields.of("email role")
 DOCUMENT = Fields.of(
     "id vault_id title status created_at sha256",
     "version metadata signers signed_at legal_hold",
 )
+WORKFLOW = Fields.of("id document_id status created_at current_step steps")
+STEP = Fields.of("assignee", "condition decision decided_at comment")
 
 
-def build_seed(raw: object, source: str) -> SeedData:
-    """Validate a whole parsed seed file and build its typed objects; raise Invalid if bad."""
-    return _SeedBuilder(source).build(raw)
+def read_step(
+    value: object, path: PathT, reference: Reference, conditions: dict[str, str | None]
+) -> WorkflowStep:
+    """One workflow step; `conditions` caches the parser's verdict on each condition text
+    (None: it parses), since parsing takes ~30 us and big seeds repeat a handful of them."""
+    raw = STEP.check(value, path)
+    assignee = email(raw["assignee"], path, "assignee")
+    condition = raw.get("condition")
+    if condition is not None:
+        condition = text(condition, path, "condition")
+        if condition not in conditions:
+            try:
+                parse(condition)
+                conditions[condition] = None
+            except ConditionSyntaxError as exc:
+                conditions[condition] = exc.message
+        problem = conditions[condition]
+        if problem is not None:
+            fail(path, "condition", problem)
+    decision, decided_at, comment = raw.get("decision"), raw.get("decided_at"), raw.get("comment")
+    if decision is None:
+        if decided_at is not None or comment is not None:
+            key = "decided_at" if decided_at is not None else "comment"
+            fail(path, key, "only allowed with a decision")
+        return WorkflowStep(assignee, condition)
+    decision = choice(decision, path, "decision", STEP_DECISIONS)
+    if decision == "skipped" and condition is None:
+        fail(path, "decision", "'skipped' needs a condition: only a false one skips a step")
+    if decided_at is None:
+        raise Invalid(path, f"missing required field 'decided_at' (decision is {decision})")
+    decided_at = reference.moment(decided_at, path, "decided_at")
+    if comment is not None:
+        comment = text(comment, path, "comment")
+    return WorkflowStep(assignee, condition, decision, decided_at, comment)
 
 
-class _SeedBuilder:
-    """Walks one parsed seed in file order, remembering ids that must be unique file-wide."""
-
-    def __init__(self, source: str) -> None:
-        self.seed = SeedData(source=source)
-        self.first_seen: dict[tuple[str, str], PathT] = {}
-        self.raw: dict[str, object] = {}
-
-    def claim(self, kind: str, ident: str, path: PathT, key: str) -> None:
-        """Record `ident` as taken by the mapping at `path`, or fail if another took it."""
-        first = self.first_seen.setdefault((kind, ident), path)
-        if first is not path:
-            where = render_path((*first, key))
-            fail(path, key, f"duplicate {kind} '{ident}' (first at {where})")
-
-    def vault_anywhere(self, vault_id: str) -> bool:
-        """Whether any environment of the raw file lists `vault_id` (for a helpful error)."""
-        for account in _list(self.raw.get("accounts")):
-            environments = account.get("environments") if type(account) is dict else None
-            for env in environments.values() if type(environments) is dict else ():
-                vaults = _list(env.get("vaults") if type(env) is dict else None)
-                if any(type(v) is dict and v.get("id") == vault_id for v in vaults):
-                    return True
-        return False
-
-    def build(self, value: object) -> SeedData:
-        raw = self.raw = SEED.check(value, ())
-        if raw["version"] != SUPPORTED_VERSION or type(raw["version"]) is not int:
-            fail((), "version", f"unsupported version {show(raw['version'])} (expected 1)")
-        self.seed.limits = limits(raw.get("limits"), ("limits",))
-        accounts = items(raw["accounts"], (), "accounts")
-        if not accounts:
-            fail((), "accounts", "must list at least one account")
-        for index, account in enumerate(accounts):
-            self.account(account, ("accounts", index))
-        return self.seed
-
-    def account(self, value: object, path: PathT) -> None:
-        raw = ACCOUNT.check(value, path)
-        account_id = prefixed_id(raw["id"], path, "id", "acct_")
-        self.claim("account id", account_id, path, "id")
-        name = text(raw["name"], path, "name", self.seed.limits.name_max)
-        region = choice(raw["default_region"], path, "default_region", REGIONS)
-        users: dict[str, User] = {}
-        for index, item in enumerate(items(raw.get("users"), path, "users")):
-            user = self.user(item, (*path, "users", index))
-            if user.email in users:
-                fail((*path, "users", index), "email", f"duplicate user '{user.email}'")
-            users[user.email] = user
-        self.seed.accounts[account_id] = Account(account_id, name, region, tuple(users.values()))
-        for index, item in enumerate(items(raw.get("keys"), path, "keys")):
-            self.key(item, (*path, "keys", index), account_id)
-        for index, item in enumerate(items(raw.get("oauth_clients"), path, "oauth_clients")):
-            self.client(item, (*path, "oauth_clients", index), account_id)
-        environments = raw.get("environments")
-        env_path = (*path, "environments")
-        if environments is not None and type(environments) is not dict:
-            raise Invalid(env_path, "must be a mapping")
-        for name in environments or {}:
-            if name not in ENVIRONMENTS:
-                fail(env_path, str(name), "unknown environment (expected sandbox or live)")
-        for environment in ENVIRONMENTS:  # every (account, environment) exists, maybe empty
-            self.seed.environments[(account_id, environment)] = self.environment(
-                (environments or {}).get(environment), (*env_path, environment)
-            )
-
-    def user(self, value: object, path: PathT) -> User:
-        raw = USER.check(value, path)
-        return User(
-            email(raw["email"], path, "email"),
-            text(raw["name"], path, "name", self.seed.limits.name_max),
-            scopes(raw["permissions"], path, "permissions"),
-        )
-
-    def key(self, value: object, path: PathT, account_id: str) -> None:
-        raw = KEY.check(value, path)
-        key = text(raw["key"], path, "key")
-        prefix = key[:8]
-        if prefix not in KEY_PREFIXES or len(key) == len(prefix):
-            fail(path, "key", f"invalid key '{key}': must start with 'sk_test_' or 'sk_live_'")
-        environment, default_rate, default_burst = KEY_PREFIXES[prefix]
-        self.claim("key", key, path, "key")
-        owner = email(raw["owner"], path, "owner")
-        granted = frozenset(scopes(raw["scopes"], path, "scopes"))
-        revoked = raw.get("revoked")
-        revoked = False if revoked is None else boolean(revoked, path, "revoked")
-        rate = raw.get("rate_limit")
-        rate = default_rate if rate is None else integer(rate, path, "rate_limit", 1)
-        burst_value = raw.get("burst")
-        if burst_value is None:
-            burst = max(default_burst, rate)  # a raised rate_limit lifts the default burst
-        else:
-            burst = integer(burst_value, path, "burst", 1)
-            if burst < rate:
-                fail(path, "burst", f"must be >= rate_limit ({rate})")
-        self.seed.keys[key] = ApiKey(
-            key, account_id, environment, granted, owner, revoked, rate, burst
-        )
-
-    def client(self, value: object, path: PathT, account_id: str) -> None:
-        raw = CLIENT.check(value, path)
-        client_id = text(raw["client_id"], path, "client_id")
-        self.claim("client_id", client_id, path, "client_id")
-        secret = text(raw["client_secret"], path, "client_secret")
-        name = raw.get("name")
-        name = "" if name is None else text(name, path, "name", self.seed.limits.name_max)
-        uris = items(raw["redirect_uris"], path, "redirect_uris")
-        if not uris:
-            fail(path, "redirect_uris", "must list at least one redirect URI")
-        uris_path = (*path, "redirect_uris")
-        redirect_uris = tuple(redirect_uri(uri, uris_path, i) for i, uri in enumerate(uris))
-        self.seed.oauth_clients[client_id] = OAuthClient(
-            client_id, secret, account_id, redirect_uris, name
-        )
-
-    def environment(self, value: object, path: PathT) -> EnvironmentSeed:
-        env = EnvironmentSeed()
-        if value is None:
-            return env
-        raw = ENVIRONMENT.check(value, path)
-        vaults: dict[str, Vault] = {}
-        for index, item in enumerate(items(raw.get("vaults"), path, "vaults")):
-            vault = self.vault(item, (*path, "vaults", index))
-            vaults[vault.id] = vault
-        documents = items(raw.get("documents"), path, "documents")
-        env.documents = [
-            self.document(item, (*path, "documents", index), vaults)
-            for index, item in enumerate(documents)
-        ]
-        env.vaults = sorted(vaults.values(), key=lambda v: (v.created_at, v.id))
-        env.documents.sort(key=lambda d: (d.created_at, d.id))
-        return env
-
-    def vault(self, value: object, path: PathT) -> Vault:
-        raw = VAULT.check(value, path)
-        vault_id = prefixed_id(raw["id"], path, "id", "vault_")
-        self.claim("vault id", vault_id, path, "id")
-        lock_after = raw.get("lock_after")
-        members: dict[str, Member] = {}
-        for index, item in enumerate(items(raw.get("members"), path, "members")):
-            if index == self.seed.limits.members_max:
-                fail(path, "members", f"at most {index} members allowed")
-            at = (*path, "members", index)
-            member = MEMBER.check(item, at)
-            address = email(member["email"], at, "email")
-            if address in members:
-                fail(at, "email", f"duplicate member '{address}'")
-            members[address] = Member(address, text(member["role"], at, "role"))
-        return Vault(
-            id=vault_id,
-            name=text(raw["name"], path, "name", self.seed.limits.name_max),
-            region=choice(raw["region"], path, "region", REGIONS),
-            created_at=timestamp(raw["created_at"], path, "created_at"),
-            members=list(members.values()),
-            lock_after=300 if lock_after is None else integer(lock_after, path, "lock_after", 0),
-        )
-
-    def document(self, value: object, path: PathT, vaults: dict[str, Vault]) -> Document:
-        raw = DOCUMENT.check(value, path)
-        doc_id = prefixed_id(raw["id"], path, "id", "doc_")
-        self.claim("document id", doc_id, path, "id")
-        vault_id = raw["vault_id"]
-        vault = vaults.get(vault_id) if type(vault_id) is str else None
-        if vault is None:
-            elsewhere = type(vault_id) is str and self.vault_anywhere(vault_id)
-            problem = "belongs to another account or environment" if elsewhere else "no such vault"
-            fail(path, "vault_id", f"{problem}: {show(vault_id)}")
-        title = text(raw["title"], path, "title", self.seed.limits.title_max)
-        status = choice(raw["status"], path, "status", DOCUMENT_STATUSES)
-        created_at = timestamp(raw["created_at"], path, "created_at")
-        if created_at < vault.created_at:
-            fail(path, "created_at", f"is before the created_at of vault '{vault.id}'")
-        sha256 = raw["sha256"]
-        if type(sha256) is not str or not _SHA256.match(sha256):
-            fail(path, "sha256", "must be 64 lowercase hex characters")
-        version = raw.get("version")
-        version = 1 if version is None else integer(version, path, "version", 1)
-        if version > MAX_VERSION:
-            fail(path, "version", f"must be at most {MAX_VERSION}")
-        meta = metadata(raw.get("metadata"), path, self.seed.limits)
-        signers_path = (*path, "signers")
-        signers = [
-            email(signer, signers_path, index)
-            for index, signer in enumerate(items(raw.get("signers"), path, "signers"))
-        ]
-        signed = status in SIGNED_STATUSES
-        if signed and not signers:
-            fail(path, "signers", f"a {status} document needs at least one signer")
-        if signers and not signed:
-            fail(path, "signers", f"must be empty for a {status} document")
-        signed_at = raw.get("signed_at")
-        if signed_at is not None:
-            if not signed:
-                fail(path, "signed_at", f"not allowed for a {status} document")
-            signed_at = timestamp(signed_at, path, "signed_at")
-            if signed_at < created_at:
-                fail(path, "signed_at", "is before the document's created_at")
-        elif signed:
-            raise Invalid(path, f"missing required field 'signed_at' (status is {status})")
-        legal_hold = raw.get("legal_hold")
-        legal_hold = False if legal_hold is None else boolean(legal_hold, path, "legal_hold")
-        versions = [
-            DocumentVersion(v, hashlib.sha256(f"{doc_id}:{v}".encode()).hexdigest(), created_at)
-            for v in range(1, version)
-        ]
-        versions.append(DocumentVersion(version, sha256, created_at))
-        return Document(
-            id=doc_id,
-            vault_id=vault.id,
-            region=vault.region,
-            title=title,
-            status=status,
-            created_at=created_at,
-            sha256=sha256,
-            metadata=dict(meta),
-            version=version,
-            versions=versions,
-            signers=signers,
-            legal_hold=legal_hold,
-            signed_at=signed_at,
+def workflow_state(
+    path: PathT, status: str, current: int, steps: list[WorkflowStep], doc: Document
+) -> None:
+    """Check that the steps' decisions tell the story `status` and `current_step` claim, and
+    that the document is where that story leaves it (DESIGN.md section 4): the server resumes
+    seeded workflows, so a seed must hold only states the API itself could have reached."""
+    if current > len(steps):
+        fail(path, "current_step", f"is {current} but the workflow has {len(steps)} step(s)")
+    if status == "completed" and current != len(steps):
+        fail(path, "current_step", f"must be {len(steps)}, the last step, once completed")
+    for number, step in enumerate(steps, 1):
+        decision, rule = step.decision, ""
+        if number < current:
+            if decision not in PASSED:
+                rule = f"a step before current_step {current} is approve or skipped"
+        elif number > current:
+            if decision is not None:
+                rule = f"steps after current_step {current} are undecided"
+        elif status == "completed":
+            if decision not in PASSED:
+                rule = "every step of a completed workflow is approve or skipped"
+        elif status == "rejected":
+            if decision != "reject":
+                rule = "the current step of a rejected workflow is reject"
+        elif decision is not None:
+            rule = "the current step of an in_progress workflow is undecided"
+        if rule:
+            got = show(decision) if decision else "missing"
+            fail((*path, "steps", number - 1), "decision", f"is {got}, but {rule}")
+    expected = {"in_progress": ("in_review",), "completed": ("signed", "locked")}.get(status)
+    if expected and doc.status not in expected:
+        wanted = " or ".join(expected)
+        fail(path, "status", f"is {status} but document '{doc.id}' is {doc.status} (not {wanted})")
+    if status != "completed":
+        return
+    approvers = list(dict.fromkeys(s.assignee for s in steps if s.decision == "approve"))
+    if approvers != doc.signers:
+        problem = f"the approving assignees {approvers} must be the signers {doc.signers}"
+        fail(path, "steps", f"{problem} of document '{doc.id}', in step order")
+    decided_at, signed_at = steps[-1].decided_at, doc.signed_at
+    if decided_at is not None and signed_at is not None and decided_at > signed_at:
+        fail(
+            (*path, "steps", len(steps) - 1),
+            "decided_at",
+            f"is after the signed_at of document '{doc.id}'",
         )

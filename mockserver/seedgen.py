@@ -1,11 +1,17 @@
 """Generate the default seed: fixed well-known objects plus realistic Faker-made bulk data.
 
-Every value comes from one `random.Random(random_seed)` and Faker instances seeded with the same
+Every value comes from `random.Random(random_seed)` and Faker instances seeded with the same
 number, drawn in a fixed order (name pools, accounts, vaults, the EU account, then the bulk
 documents), so the output is byte-identical on every run and everything but the bulk is the same
-whatever `documents` is. Faker is only asked for small name pools up front: calling its providers
-per document would make 100k documents take minutes. The YAML is written by the small emitter at
-the bottom (bulk records in flow style, one line each), which is many times faster than yaml.dump.
+whatever `documents` is. Workflows draw from a second stream of their own, so adding or changing
+them never moves a generated document. Faker is only asked for small name pools up front: calling
+its providers per document would make 100k documents take minutes. The YAML is written by the
+small emitter at the bottom (bulk records in flow style, one line each), which is many times
+faster than yaml.dump.
+
+The data tells a consistent story up to `reference_time` (DEFAULT_START_TIME): each document's
+workflows are what the API would have recorded on the way to its status, with step conditions
+evaluated by the engine's own `conditions` module on the document's metadata.
 """
 
 from __future__ import annotations
@@ -14,14 +20,16 @@ import hashlib
 import json
 import random
 import re
+import time
 import unicodedata
 from importlib.metadata import version
 from typing import Any
 
 from faker import Faker
 
-from mockserver.clock import format_ts, parse_ts
+from mockserver.clock import parse_ts
 from mockserver.config import DEFAULT_RANDOM_SEED, DEFAULT_START_TIME
+from mockserver.domain.conditions import parse
 from mockserver.domain.models import DOCUMENT_STATUSES
 from mockserver.ids import ALPHABET
 
@@ -31,6 +39,12 @@ START = int(parse_ts(DEFAULT_START_TIME))
 MINUTE = 60
 HOUR = 3600
 DAY = 86400
+
+
+def _ts(moment: int) -> str:
+    """clock.format_ts, five times faster: a big seed has hundreds of thousands of times."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))
+
 
 # (metadata kind, title prefix)
 KINDS = (
@@ -44,6 +58,15 @@ KINDS = (
     ("sla", "Service Level Agreement"),
     ("lease", "Office Lease"),
     ("employment", "Employment Agreement"),
+)
+# The documents of vault_mock_us that tests and scenarios name, each in the status its name says
+# (the legal hold one is a draft): (id, status, kind, amount, counterparty, created_at).
+WELL_KNOWN_DOCUMENTS = (
+    ("doc_mock_draft", "draft", "msa", 120000, "Acme Corp", "2025-06-02T10:00:00Z"),
+    ("doc_mock_in_review", "in_review", "nda", 12000, "Globex Corporation", "2025-06-03T10:00:00Z"),
+    ("doc_mock_signed", "signed", "sow", 48000, "Initech", _ts(START - 3 * DAY)),
+    ("doc_mock_locked", "locked", "dpa", 0, "Umbrella Ltd", "2025-07-01T10:00:00Z"),
+    ("doc_mock_legal_hold", "draft", "settlement", 250000, "Hooli Inc.", "2025-08-12T14:00:00Z"),
 )
 TITLE_SUFFIXES = ("", "", "", "", " (renewal)", " v2", " - Addendum", " - Schedule A")
 DEPARTMENTS = ("Sales", "Procurement", "People", "Legal", "Partnerships", "Finance", "Vendors")
@@ -61,6 +84,26 @@ US_PARTIAL = (
 US_AUDITOR = ("audit:read", "documents:read", "vaults:read")
 EU_PARTIAL = ("documents:read", "documents:write", "workflows:read", "workflows:write")
 ROLES = ("owner", "editor", "viewer", "approver")
+INITECH_CONTACT = "peter.gibbons@initech.example"  # the counterparty of the well-known signers
+# Step conditions over the metadata every generated document has (kind, amount).
+CONDITIONS = (
+    "metadata.amount > 50000",
+    "metadata.amount >= 250000",
+    'metadata.kind in ["msa", "sow", "order_form"]',
+    'metadata.amount > 10000 and metadata.kind == "nda"',
+    'not (metadata.kind == "nda" or metadata.kind == "amendment")',
+)
+APPROVE_COMMENTS = (
+    "Looks good.",
+    "Approved within the delegated budget.",
+    "Redlines from the counterparty accepted.",
+    "Checked against the pricing policy.",
+)
+REJECT_COMMENTS = (
+    "The liability cap is missing.",
+    "Wrong counterparty entity; please fix and resubmit.",
+    "Pricing does not match the order form.",
+)
 
 Record = dict[str, Any]
 
@@ -74,9 +117,11 @@ def generate_seed(documents: int = 60, random_seed: int = DEFAULT_RANDOM_SEED) -
     eu_users = gen.users("eu", ("all", "read", list(EU_PARTIAL)))
     us_vaults = _well_known_vaults(us_users) + [gen.vault(us_users, i) for i in range(4)]
     eu_vaults = [gen.vault(eu_users, i, region="eu") for i in range(2)]
-    eu_docs = [gen.document(eu_vaults, eu_users, i, eu=True) for i in range(10)]
+    eu_flows: list[Record] = []
+    eu_docs = [gen.document(eu_vaults, eu_users, i, eu_flows, eu=True) for i in range(10)]
+    us_flows = _well_known_workflows(us_users)
     us_docs = _well_known_documents(us_users) + [
-        gen.document(us_vaults, us_users, i) for i in range(documents)
+        gen.document(us_vaults, us_users, i, us_flows) for i in range(documents)
     ]
     us_account: Record = {
         "id": "acct_mock_us",
@@ -97,7 +142,7 @@ def generate_seed(documents: int = 60, random_seed: int = DEFAULT_RANDOM_SEED) -
                 "redirect_uris": ["http://127.0.0.1:8765/callback"],
             }
         ],
-        "environments": {"sandbox": _environment(us_vaults, us_docs), "live": {}},
+        "environments": {"sandbox": _environment(us_vaults, us_docs, us_flows), "live": {}},
     }
     eu_account: Record = {
         "id": "acct_mock_eu",
@@ -105,7 +150,7 @@ def generate_seed(documents: int = 60, random_seed: int = DEFAULT_RANDOM_SEED) -
         "default_region": "eu",
         "users": eu_users,
         "keys": [_key("sk_test_mock_eu", eu_users[0])],
-        "environments": {"sandbox": _environment(eu_vaults, eu_docs)},
+        "environments": {"sandbox": _environment(eu_vaults, eu_docs, eu_flows)},
     }
     header = (
         "# Generated by `mockserver seed generate > seeds/default.yaml`\n"
@@ -113,8 +158,11 @@ def generate_seed(documents: int = 60, random_seed: int = DEFAULT_RANDOM_SEED) -
         f"random_seed={random_seed})).\n"
         f"# Made with Faker {faker_version}; other Faker versions may word titles differently.\n"
         "# Do not edit by hand: change the generator and regenerate.\n"
+        "# Times are history up to reference_time; the server shifts them all so that\n"
+        "# reference_time falls on its clock's start.\n"
     )
-    return header + _emit({"version": 1, "accounts": [us_account, eu_account]})
+    seed = {"version": 1, "reference_time": DEFAULT_START_TIME}
+    return header + _emit(seed | {"accounts": [us_account, eu_account]})
 
 
 class _Generator:
@@ -122,17 +170,19 @@ class _Generator:
 
     def __init__(self, random_seed: int) -> None:
         self.rng = random.Random(random_seed)
+        self.flow_rng = random.Random(f"{random_seed}/workflows")
         self.seen_ids: set[str] = set()
+        self.conditions = [parse(text) for text in CONDITIONS]
         fakers = {"us": Faker("en_US"), "eu": Faker("de_DE")}
         for fake in fakers.values():
             fake.seed_instance(random_seed)
         self.fakers = fakers
         self.counterparties = {region: _counterparties(fake) for region, fake in fakers.items()}
 
-    def new_id(self, prefix: str) -> str:
+    def new_id(self, prefix: str, rng: random.Random | None = None) -> str:
         """A fresh `prefix` + 24 base62 id, never repeated within one seed."""
         while True:
-            ident = prefix + "".join(self.rng.choices(ALPHABET, k=24))
+            ident = prefix + "".join((rng or self.rng).choices(ALPHABET, k=24))
             if ident not in self.seen_ids:
                 self.seen_ids.add(ident)
                 return ident
@@ -161,15 +211,22 @@ class _Generator:
             "id": self.new_id("vault_"),
             "name": f"{rng.choice(DEPARTMENTS)} ({region.upper()})",
             "region": region,
-            "created_at": format_ts(START - rng.randint(320 * DAY, 360 * DAY)),
+            "created_at": _ts(START - rng.randint(320 * DAY, 360 * DAY)),
             "lock_after": rng.choice(LOCK_AFTER_CHOICES),
             "members": _members(users[: 2 + index % 2]),
         }
 
     def document(
-        self, vaults: list[Record], users: list[Record], index: int, *, eu: bool = False
+        self,
+        vaults: list[Record],
+        users: list[Record],
+        index: int,
+        workflows: list[Record],
+        *,
+        eu: bool = False,
     ) -> Record:
-        """A generated document; the first four cover every status in order."""
+        """A generated document, its workflows appended to `workflows`; the first four cover
+        every status in order."""
         rng = self.rng
         vault = rng.choice(vaults)
         if index < len(DOCUMENT_STATUSES):
@@ -193,7 +250,7 @@ class _Generator:
             "vault_id": vault["id"],
             "title": f"{label} - {company}{rng.choice(TITLE_SUFFIXES)}",
             "status": status,
-            "created_at": format_ts(created),
+            "created_at": _ts(created),
             "sha256": f"{rng.getrandbits(256):064x}",
         }
         if rng.randrange(4) == 0:
@@ -205,10 +262,91 @@ class _Generator:
         }
         if signed is not None:
             doc["signers"] = [rng.choice(users)["email"], contact]
-            doc["signed_at"] = format_ts(signed)
+            doc["signed_at"] = _ts(signed)
         if rng.randrange(40) == 0:
             doc["legal_hold"] = True
+        workflows.extend(self.workflows(doc, users, created, signed))
         return doc
+
+    def workflows(
+        self, doc: Record, users: list[Record], created: int, signed: int | None
+    ) -> list[Record]:
+        """What took `doc` to its status: an in_progress workflow if in_review, a completed one
+        approved by exactly its signers if signed or locked, a rejected one for one draft in
+        eight, and nothing else."""
+        rng, status = self.flow_rng, doc["status"]
+        if status == "draft" and rng.random() < 7 / 8:
+            return []
+        view = {"metadata": doc["metadata"]}
+        if signed is None:
+            count = rng.randint(1, min(3, len(users)))
+            current = rng.randint(1, count)
+            roles = [rng.choice(("approve", "approve", "skipped")) for _ in range(current - 1)]
+            roles += ["reject" if status == "draft" else "open"] + ["later"] * (count - current)
+            assignees = [user["email"] for user in rng.sample(users, count)]
+            steps = [self.step(who, role, view) for who, role in zip(assignees, roles, strict=True)]
+        else:
+            steps = [self.step(who, "approve", view) for who in dict.fromkeys(doc["signers"])]
+            if rng.random() < 1 / 3:  # a conditional step that did not apply to this document
+                extra = self.step(rng.choice(users)["email"], "skipped", view)
+                if extra["decision"] == "skipped":  # not when its condition held after all
+                    steps.insert(rng.randrange(len(steps)), extra)
+            current = len(steps)
+        start = created + rng.randint(5 * MINUTE, 6 * HOUR)
+        self.decide(steps, start, signed)
+        return [
+            {
+                "id": self.new_id("wf_", rng),
+                "document_id": doc["id"],
+                "status": {"in_review": "in_progress", "draft": "rejected"}.get(
+                    status, "completed"
+                ),
+                "created_at": _ts(start),
+                "current_step": current,
+                "steps": steps,
+            }
+        ]
+
+    def step(self, assignee: str, role: str, view: Record) -> Record:
+        """A step in `role`: approve, skipped or reject (decided), open (the current one) or
+        later (after it). Now and then, and always when skipped, it has a condition; on a step
+        already reached it holds unless the step was skipped, and a skipped step whose drawn
+        condition holds is approved instead, as the engine would have had it."""
+        rng = self.flow_rng
+        step: Record = {"assignee": assignee}
+        if role == "skipped" or rng.random() < 1 / 3:
+            index = rng.randrange(len(CONDITIONS))
+            holds = role != "later" and self.conditions[index].evaluate(view)
+            if role == "skipped" and holds:
+                role = "approve"
+            if holds or role in ("skipped", "later"):
+                step["condition"] = CONDITIONS[index]
+        if role in ("approve", "skipped", "reject"):
+            step["decision"] = role
+        return step
+
+    def decide(self, steps: list[Record], start: int, signed: int | None) -> None:
+        """Time the decided steps from `start` on, in order: a skip happens as the step before
+        it is decided (or at creation), and a completed workflow's last approval is the
+        document's signing. Some decisions get a comment; most rejections do."""
+        rng = self.flow_rng
+        count = sum(step.get("decision") in ("approve", "reject") for step in steps)
+        end = min(START, start + 20 * DAY) if signed is None else signed
+        times = sorted(rng.randint(start, end) for _ in range(count))
+        if signed is not None:
+            times[-1] = signed
+        moment, later = start, iter(times)
+        for step in steps:
+            decision = step.get("decision")
+            if decision is None:
+                return
+            if decision != "skipped":
+                moment = next(later)
+            step["decided_at"] = _ts(moment)
+            if decision == "reject" and rng.random() < 3 / 4:
+                step["comment"] = rng.choice(REJECT_COMMENTS)
+            elif decision == "approve" and rng.random() < 1 / 4:
+                step["comment"] = rng.choice(APPROVE_COMMENTS)
 
 
 def _counterparties(fake: Faker) -> list[tuple[str, str]]:
@@ -248,68 +386,64 @@ def _well_known_documents(users: list[Record]) -> list[Record]:
     doc_mock_signed is signed one minute before DEFAULT_START_TIME, so a frozen run sees it lock
     240 s in (lock_after 300).
     """
-
-    def doc(ident: str, status: str, title: str, created: str, kind: str, amount: int) -> Record:
-        counterparty = title.split(" - ", 1)[1]
-        return {
+    signers = [users[0]["email"], INITECH_CONTACT]
+    extras: dict[str, Record] = {
+        "doc_mock_signed": {"signers": signers, "signed_at": _ts(START - MINUTE)},
+        "doc_mock_locked": {"version": 2, "signers": signers, "signed_at": "2025-07-04T15:30:00Z"},
+        "doc_mock_legal_hold": {"legal_hold": True},
+    }
+    labels = dict(KINDS) | {"settlement": "Settlement Agreement"}
+    documents = []
+    for ident, status, kind, amount, counterparty, created in WELL_KNOWN_DOCUMENTS:
+        doc: Record = {
             "id": ident,
             "vault_id": "vault_mock_us",
-            "title": title,
+            "title": f"{labels[kind]} - {counterparty}",
             "status": status,
             "created_at": created,
             "sha256": hashlib.sha256(f"{ident}:content".encode()).hexdigest(),
             "metadata": {"kind": kind, "amount": amount, "counterparty": counterparty},
         }
+        documents.append(doc | extras.get(ident, {}))
+    return documents
 
-    signers = [users[0]["email"], "peter.gibbons@initech.example"]
-    signed = doc(
-        "doc_mock_signed",
-        "signed",
-        "Statement of Work - Initech",
-        format_ts(START - 3 * DAY),
-        "sow",
-        48_000,
-    )
-    signed |= {"signers": signers, "signed_at": format_ts(START - MINUTE)}
-    locked = doc(
-        "doc_mock_locked",
-        "locked",
-        "Data Processing Agreement - Umbrella Ltd",
-        "2025-07-01T10:00:00Z",
-        "dpa",
-        0,
-    )
-    locked |= {"version": 2, "signers": signers, "signed_at": "2025-07-04T15:30:00Z"}
-    hold = doc(
-        "doc_mock_legal_hold",
-        "draft",
-        "Settlement Agreement - Hooli Inc.",
-        "2025-08-12T14:00:00Z",
-        "settlement",
-        250_000,
-    )
-    hold["legal_hold"] = True
-    return [
-        doc(
-            "doc_mock_draft",
-            "draft",
-            "Master Services Agreement - Acme Corp",
-            "2025-06-02T10:00:00Z",
-            "msa",
-            120_000,
-        ),
-        doc(
-            "doc_mock_in_review",
-            "in_review",
-            "Mutual NDA - Globex Corporation",
-            "2025-06-03T10:00:00Z",
-            "nda",
-            12_000,
-        ),
-        signed,
-        locked,
-        hold,
+
+def _well_known_workflows(users: list[Record]) -> list[Record]:
+    """The workflows of the well-known documents, fixed like them: wf_mock_in_review waits on
+    the first of its two steps; wf_mock_completed and wf_mock_locked were approved by their
+    documents' signers, the last approval being the signing."""
+    flows: list[Record] = [
+        {
+            "id": "wf_mock_in_review",
+            "document_id": "doc_mock_in_review",
+            "status": "in_progress",
+            "created_at": "2025-06-03T10:05:00Z",
+            "current_step": 1,
+            "steps": [{"assignee": users[2]["email"]}, {"assignee": users[0]["email"]}],
+        }
     ]
+    signed_story = (_ts(START - 3 * DAY + HOUR), _ts(START - 2 * DAY), _ts(START - MINUTE))
+    locked_story = ("2025-07-01T10:30:00Z", "2025-07-02T09:15:00Z", "2025-07-04T15:30:00Z")
+    for ident, doc_id, (created, first, last) in (
+        ("wf_mock_completed", "doc_mock_signed", signed_story),
+        ("wf_mock_locked", "doc_mock_locked", locked_story),
+    ):
+        steps = [
+            {"assignee": users[0]["email"], "decision": "approve", "decided_at": first},
+            {"assignee": INITECH_CONTACT, "decision": "approve", "decided_at": last},
+        ]
+        steps[0]["comment"] = "Checked against the pricing policy."
+        flows.append(
+            {
+                "id": ident,
+                "document_id": doc_id,
+                "status": "completed",
+                "created_at": created,
+                "current_step": 2,
+                "steps": steps,
+            }
+        )
+    return flows
 
 
 def _key(key: str, owner: Record, *, scopes: str = "all", revoked: bool = False) -> Record:
@@ -323,11 +457,16 @@ def _members(users: list[Record]) -> list[Record]:
     return [{"email": u["email"], "role": ROLES[i % len(ROLES)]} for i, u in enumerate(users)]
 
 
-def _environment(vaults: list[Record], documents: list[Record]) -> Record:
+def _environment(vaults: list[Record], documents: list[Record], workflows: list[Record]) -> Record:
     """An environment block with records ordered as the loader orders them: (created_at, id)."""
+
+    def ordered(records: list[Record]) -> list[Record]:
+        return sorted(records, key=lambda r: (r["created_at"], r["id"]))
+
     return {
-        "vaults": sorted(vaults, key=lambda v: (v["created_at"], v["id"])),
-        "documents": sorted(documents, key=lambda d: (d["created_at"], d["id"])),
+        "vaults": ordered(vaults),
+        "documents": ordered(documents),
+        "workflows": ordered(workflows),
     }
 
 
@@ -341,6 +480,10 @@ def _slug(text: str, sep: str) -> str:
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _YAML11_WORDS = frozenset("y n yes no on off true false null".split())  # bool/null in YAML 1.1
+# Lists whose records are written one JSON line each even though they nest (workflow steps):
+# there are as many workflows as documents, so they must take the loader's fast path too.
+_JSON_LINE_LISTS = frozenset({"workflows"})
+_ENCODER = json.JSONEncoder(ensure_ascii=False)  # what json.dumps builds on every call
 # Characters json.dumps leaves raw but a YAML reader rejects or reads as line breaks.
 _YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 
@@ -362,7 +505,10 @@ def _emit_mapping(mapping: Record, indent: int, lines: list[str]) -> None:
         elif isinstance(value, list) and value and not _is_flat(value):
             lines.append(f"{pad}{_key_text(key)}:")
             for item in value:
-                _emit_item(item, indent + 2, lines)
+                if key in _JSON_LINE_LISTS:
+                    lines.append(f"{pad}  - {_json(item)}")
+                else:
+                    _emit_item(item, indent + 2, lines)
         else:
             lines.append(f"{pad}{_key_text(key)}: {_json(value)}")
 
@@ -393,5 +539,5 @@ def _key_text(key: str) -> str:
 
 def _json(value: object) -> str:
     """JSON text, valid as a YAML flow node once a few raw characters are escaped."""
-    text = json.dumps(value, ensure_ascii=False)
+    text = _ENCODER.encode(value)
     return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -11,8 +11,9 @@ duplicate keys, no characters YAML reads differently (tabs, NEL/LS/PS, non-print
 surrogates), no over-long keys; and if any placeholder is not read back as a list item (say,
 the lines sat inside a block scalar) the whole text is parsed by YAML alone.
 
-Validation (`seed_validation`) works on the plain objects. Only when it finds a problem is the
-text composed into YAML nodes, to turn the offending path into a line number.
+Validation (`seed_builder`, with the checks of `seed_validation`) works on the plain objects.
+Only when it finds a problem is the text composed into YAML nodes, to turn the offending path
+into a line number.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from mockserver.domain.models import SeedData
 from mockserver.errors import SeedError
-from mockserver.seed_validation import Invalid, PathT, build_seed
+from mockserver.seed_builder import build_seed
+from mockserver.seed_validation import Invalid, PathT
 
 try:
     from yaml import CSafeLoader as _BaseLoader

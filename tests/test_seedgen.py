@@ -10,7 +10,9 @@ import pytest
 
 from mockserver.clock import parse_ts
 from mockserver.config import DEFAULT_START_TIME
-from mockserver.domain.models import DOCUMENT_STATUSES, SeedData
+from mockserver.domain import views
+from mockserver.domain.conditions import parse
+from mockserver.domain.models import DOCUMENT_STATUSES, SeedData, Workflow
 from mockserver.seedgen import faker_version, generate_seed
 from mockserver.seeds import load_seed_text
 
@@ -67,6 +69,10 @@ def test_everything_but_the_bulk_documents_ignores_the_document_count() -> None:
         assert small.environments[key].vaults == large.environments[key].vaults
     eu = ("acct_mock_eu", "sandbox")
     assert small.environments[eu].documents == large.environments[eu].documents
+    assert small.environments[eu].workflows == large.environments[eu].workflows
+    us = ("acct_mock_us", "sandbox")
+    fixed = [w for w in small.environments[us].workflows if w.id.startswith("wf_mock_")]
+    assert fixed == [w for w in large.environments[us].workflows if w.id.startswith("wf_mock_")]
 
 
 def test_document_count_is_the_bulk_on_top_of_the_well_known_five(big: SeedData) -> None:
@@ -139,3 +145,88 @@ def test_users_and_metadata_look_real(big: SeedData) -> None:
             "Employment Agreement - ",
         )
     )
+
+
+def test_reference_time_is_written_out(big: SeedData) -> None:
+    assert f'\nreference_time: "{DEFAULT_START_TIME}"\n' in generate_seed(documents=0)
+    assert big.reference_time == START
+
+
+@pytest.mark.parametrize("account", ["acct_mock_us", "acct_mock_eu"])
+def test_workflows_tell_how_each_document_reached_its_status(big: SeedData, account: str) -> None:
+    env = big.environments[(account, "sandbox")]
+    users = {u.email for u in big.accounts[account].users}
+    by_doc: dict[str, list[Workflow]] = {}
+    for workflow in env.workflows:
+        by_doc.setdefault(workflow.document_id, []).append(workflow)
+    for doc in env.documents:
+        statuses = [w.status for w in by_doc.get(doc.id, [])]
+        expected = {"in_review": ["in_progress"], "signed": ["completed"], "locked": ["completed"]}
+        assert statuses in ([], ["rejected"]) if doc.status == "draft" else expected[doc.status]
+        for workflow in by_doc.get(doc.id, []):
+            approvers = [s.assignee for s in workflow.steps if s.decision == "approve"]
+            if workflow.status == "completed":
+                assert approvers == doc.signers
+                assert workflow.steps[-1].decided_at == doc.signed_at  # the last approval signs
+            elif not workflow.id.startswith("wf_mock_"):
+                assert 1 <= len(workflow.steps) <= 3
+                assert {s.assignee for s in workflow.steps} <= users
+    if account == "acct_mock_us":  # a few drafts were sent back (the EU sandbox is too small)
+        drafts = [d for d in env.documents if d.status == "draft"]
+        rejected = [w for w in env.workflows if w.status == "rejected"]
+        assert 0 < len(rejected) < len(drafts) / 3
+
+
+def test_conditions_hold_exactly_where_the_engine_would_not_skip(big: SeedData) -> None:
+    """Evaluated with the workflow engine's own parser on the document as the API shows it."""
+    env = big.environments[("acct_mock_us", "sandbox")]
+    docs = {d.id: d for d in env.documents}
+    reached = skipped = conditional = 0
+    for workflow in env.workflows:
+        view = views.document_detail(docs[workflow.document_id])
+        for number, step in enumerate(workflow.steps, 1):
+            if step.decision is None and not (
+                workflow.status == "in_progress" and number == workflow.current_step
+            ):
+                continue  # not reached yet: its condition is still to be evaluated
+            reached += 1
+            if step.condition is not None:
+                conditional += 1
+                assert parse(step.condition).evaluate(view) == (step.decision != "skipped")
+            else:
+                assert step.decision != "skipped"
+            skipped += step.decision == "skipped"
+    assert reached > 2000
+    assert skipped > 100
+    assert conditional - skipped > 100  # conditions that held: approved or open steps
+
+
+def test_decisions_carry_comments_now_and_then(big: SeedData) -> None:
+    steps = [s for w in big.environments[("acct_mock_us", "sandbox")].workflows for s in w.steps]
+    comments = Counter(s.decision for s in steps if s.comment)
+    assert set(comments) == {"approve", "reject"}
+    assert comments["approve"] > 100
+
+
+def test_well_known_workflows(big: SeedData) -> None:
+    env = big.environments[("acct_mock_us", "sandbox")]
+    workflows = {w.id: w for w in env.workflows}
+    docs = {d.id: d for d in env.documents}
+    review = workflows["wf_mock_in_review"]
+    assert (review.document_id, review.status, review.current_step) == (
+        "doc_mock_in_review",
+        "in_progress",
+        1,
+    )
+    assert len(review.steps) == 2
+    assert all(s.condition is None and s.decision is None for s in review.steps)
+    assert review.last_decision is None
+    for ident, doc_id in (
+        ("wf_mock_completed", "doc_mock_signed"),
+        ("wf_mock_locked", "doc_mock_locked"),
+    ):
+        done = workflows[ident]
+        assert (done.document_id, done.status) == (doc_id, "completed")
+        assert [s.assignee for s in done.steps] == docs[doc_id].signers
+        assert done.last_decision == (docs[doc_id].signers[-1], "approve")
+    assert docs["doc_mock_signed"].signed_at == START - 60

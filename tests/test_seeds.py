@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 
 from mockserver.clock import parse_ts
 from mockserver.config import DEFAULT_START_TIME
-from mockserver.domain.models import DOCUMENT_STATUSES, READ_SCOPES, SCOPES
+from mockserver.domain.models import (
+    DOCUMENT_STATUSES,
+    READ_SCOPES,
+    SCOPES,
+    WORKFLOW_STATUSES,
+    Workflow,
+    WorkflowStep,
+)
 from mockserver.errors import SeedError
 from mockserver.seedgen import generate_seed
 from mockserver.seeds import load_seed, load_seed_text, parse_yaml
@@ -21,6 +28,7 @@ from mockserver.seeds import load_seed, load_seed_text, parse_yaml
 DEFAULT_SEED = Path(__file__).resolve().parents[1] / "seeds" / "default.yaml"
 SHA_A = "a" * 64
 SHA_B = "b" * 64
+SHA_C = "c" * 64
 
 # Line numbers matter: the error cases below name lines of this text.
 BASE = f"""\
@@ -60,12 +68,42 @@ accounts:
           - {{"id": "doc_b", "vault_id": "vault_a", "title": "Signed", "status": "signed", \
 "created_at": "2025-03-01T00:00:00Z", "sha256": "{SHA_B}", "signers": ["alice@test.example"], \
 "signed_at": "2025-03-02T00:00:00Z"}}
+          - {{"id": "doc_c", "vault_id": "vault_a", "title": "Review", "status": "in_review", \
+"created_at": "2025-03-01T06:00:00Z", "sha256": "{SHA_C}", "metadata": {{"amount": 5000}}}}
+        workflows:
+          - id: wf_c
+            document_id: doc_c
+            status: in_progress
+            created_at: "2025-03-01T07:00:00Z"
+            current_step: 2
+            steps:
+              - assignee: alice@test.example
+                decision: approve
+                decided_at: "2025-03-01T08:00:00Z"
+                comment: Fine by me
+              - assignee: bob@test.example
+                condition: metadata.amount > 1000
+              - {{assignee: carol@test.example}}
+          - {{"id": "wf_b", "document_id": "doc_b", "status": "completed", \
+"created_at": "2025-03-01T01:00:00Z", "current_step": 2, "steps": [\
+{{"assignee": "dan@test.example", "condition": "metadata.kind == 'nda'", "decision": "skipped", \
+"decided_at": "2025-03-01T01:00:00Z"}}, \
+{{"assignee": "alice@test.example", "decision": "approve", "decided_at": "2025-03-02T00:00:00Z"}}]}}
+          - {{"id": "wf_a", "document_id": "doc_a", "status": "rejected", \
+"created_at": "2025-02-02T00:00:00Z", "current_step": 1, "steps": [\
+{{"assignee": "alice@test.example", "decision": "reject", "decided_at": "2025-02-03T00:00:00Z", \
+"comment": "No."}}, {{"assignee": "bob@test.example"}}]}}
       live:
         vaults:
           - {{"id": "vault_live", "name": "L", "region": "eu", \
 "created_at": "2025-01-01T00:00:00Z"}}
+reference_time: "2025-03-02T00:01:00Z"
 """
 DOC_B = BASE.splitlines()[33]
+
+
+def ts(text: str) -> int:
+    return int(parse_ts(text))
 
 
 def write(tmp_path: Path, text: str, name: str = "seed.yaml") -> Path:
@@ -104,12 +142,66 @@ def test_base_seed_loads_with_defaults() -> None:
     sandbox = seed.environments[("acct_test", "sandbox")]
     assert [v.lock_after for v in sandbox.vaults] == [300]
     assert [m.role for m in sandbox.vaults[0].members] == ["owner"]
-    draft, signed = sandbox.documents
+    draft, signed, review = sandbox.documents
     assert (draft.id, draft.version, draft.signed_at, draft.legal_hold) == ("doc_a", 1, None, False)
     assert [(v.version, v.sha256) for v in draft.versions] == [(1, SHA_A)]
-    assert signed.signed_at == int(parse_ts("2025-03-02T00:00:00Z"))
+    assert signed.signed_at == ts("2025-03-02T00:00:00Z")
     assert signed.signers == ["alice@test.example"]
+    assert (review.status, review.metadata) == ("in_review", {"amount": 5000})
     assert seed.environments[("acct_test", "live")].vaults[0].region == "eu"
+    assert seed.reference_time == ts("2025-03-02T00:01:00Z")
+
+
+def test_workflows_map_to_the_model_sorted_by_created_at_then_id() -> None:
+    sandbox = load_seed_text(BASE, "s").environments[("acct_test", "sandbox")]
+    rejected, completed, in_progress = sandbox.workflows
+    assert (rejected.id, rejected.status, rejected.current_step) == ("wf_a", "rejected", 1)
+    assert rejected.last_decision == ("alice@test.example", "reject")
+    assert rejected.steps == [
+        WorkflowStep("alice@test.example", None, "reject", ts("2025-02-03T00:00:00Z"), "No."),
+        WorkflowStep("bob@test.example"),
+    ]
+    assert (completed.id, completed.document_id, completed.status) == ("wf_b", "doc_b", "completed")
+    assert completed.last_decision == ("alice@test.example", "approve")  # not the skipped step
+    assert completed.steps[0] == WorkflowStep(
+        "dan@test.example", "metadata.kind == 'nda'", "skipped", completed.created_at
+    )
+    assert in_progress == Workflow(
+        id="wf_c",
+        document_id="doc_c",
+        region="us",
+        status="in_progress",
+        current_step=2,
+        created_at=ts("2025-03-01T07:00:00Z"),
+        steps=[
+            WorkflowStep(
+                "alice@test.example", None, "approve", ts("2025-03-01T08:00:00Z"), "Fine by me"
+            ),
+            WorkflowStep("bob@test.example", "metadata.amount > 1000"),
+            WorkflowStep("carol@test.example"),
+        ],
+        last_decision=("alice@test.example", "approve"),
+    )
+    assert load_seed_text(BASE, "s").environments[("acct_test", "live")].workflows == []
+
+
+def test_workflows_live_in_their_documents_region() -> None:
+    text = mutate("    region: us\n", "    region: eu\n")
+    workflows = load_seed_text(text, "s").environments[("acct_test", "sandbox")].workflows
+    assert {w.region for w in workflows} == {"eu"}
+
+
+def test_reference_time_defaults_to_the_default_start_time() -> None:
+    text = mutate('reference_time: "2025-03-02T00:01:00Z"\n', "")
+    text = text.replace('"status": "signed"', '"status": "locked"', 1)  # its lock fell due
+    assert load_seed_text(text, "s").reference_time == ts(DEFAULT_START_TIME)
+
+
+def test_a_signed_document_may_lock_one_second_after_the_reference_time() -> None:
+    # doc_b: signed 2025-03-02T00:00:00Z in a vault with the default lock_after of 300 s
+    load_seed_text(mutate("T00:01:00Z", "T00:04:59Z"), "s")
+    with pytest.raises(SeedError, match="would already be locked"):
+        load_seed_text(mutate("T00:01:00Z", "T00:05:00Z"), "s")
 
 
 def test_live_keys_default_to_the_live_plan() -> None:
@@ -148,7 +240,7 @@ def test_null_optional_fields_mean_absent_and_unquoted_timestamps_work() -> None
 def test_documents_are_sorted_by_created_at_then_id() -> None:
     text = mutate('"2025-03-01T00:00:00Z", "sha256"', '"2025-01-15T00:00:00Z", "sha256"')
     docs = load_seed_text(text, "s").environments[("acct_test", "sandbox")].documents
-    assert [d.id for d in docs] == ["doc_b", "doc_a"]
+    assert [d.id for d in docs] == ["doc_b", "doc_a", "doc_c"]
 
 
 def test_crlf_line_endings_load_the_same() -> None:
@@ -199,6 +291,11 @@ def test_default_seed_has_what_design_section_3_requires() -> None:
     assert vaults["vault_mock_us"].lock_after == 300
     assert all(d.region == vaults[d.vault_id].region for d in sandbox.documents)
     assert seed.environments[("acct_mock_us", "live")].documents == []
+    assert seed.reference_time == start
+    flows = {w.id: (w.document_id, w.status) for w in sandbox.workflows}
+    assert flows["wf_mock_in_review"] == ("doc_mock_in_review", "in_progress")
+    assert flows["wf_mock_completed"] == ("doc_mock_signed", "completed")
+    assert {status for _, status in flows.values()} == set(WORKFLOW_STATUSES)
     eu_sandbox = seed.environments[("acct_mock_eu", "sandbox")]
     assert {v.region for v in eu_sandbox.vaults} == {"eu"}
     assert len(eu_sandbox.documents) >= 8
@@ -250,7 +347,177 @@ REPLACED = [
     (', "signed_at": "2025-03-02T00:00:00Z"', "", 34, "missing required field 'signed_at'"),
     ('"signed_at": "2025-03-02', '"signed_at": "2025-02-02', 34, "signed_at: is before the doc"),
     ('"id": "doc_b"', '"id": "doc_a"', 34, "duplicate document id 'doc_a' (first at accounts[0]"),
-    ('"region": "eu"', '"region": "asia"', 37, "live.vaults[0].region: unknown region 'asia'"),
+    ('"region": "eu"', '"region": "asia"', 54, "live.vaults[0].region: unknown region 'asia'"),
+]
+WF_A_STEPS = BASE.splitlines()[50][BASE.splitlines()[50].index('"steps": ') : -1]
+# The reference time, and what it bounds; then workflows (lines 36-51), each rule with its line.
+REFERENCE_AND_WORKFLOWS = [
+    ('"2025-03-02T00:01:00Z"\n', '"soon"\n', 55, "reference_time: invalid timestamp 'soon'"),
+    (
+        'created_at: "2025-01-01T00:00:00Z"',
+        'created_at: "2025-04-01T00:00:00Z"',
+        24,
+        "vaults[0].created_at: 2025-04-01T00:00:00Z is after the reference time "
+        "2025-03-02T00:01:00Z",
+    ),
+    (
+        '"2025-02-01T00:00:00Z"',
+        '"2025-03-03T00:00:00Z"',
+        32,
+        "created_at: 2025-03-03T00:00:00Z is after",
+    ),
+    (
+        '"signed_at": "2025-03-02T00:00:00Z"',
+        '"signed_at": "2025-03-02T00:02:00Z"',
+        34,
+        "documents[1].signed_at: 2025-03-02T00:02:00Z is after the reference time",
+    ),
+    (
+        'reference_time: "2025-03-02T00:01:00Z"',
+        'reference_time: "2025-03-02T00:05:00Z"',
+        34,
+        "sandbox.documents[1]: signed at 2025-03-02T00:00:00Z with lock_after 300 would already be "
+        "locked at the reference time 2025-03-02T00:05:00Z; make it locked or give its vault a "
+        "longer lock_after",
+    ),
+    (
+        'reference_time: "2025-03-02T00:01:00Z"\n',
+        "",
+        34,
+        "already be locked at the reference time 2026-01-15T09:00:00Z (the default; set "
+        "reference_time to move it)",
+    ),
+    (
+        '"2025-03-01T07:00:00Z"',
+        '"2025-03-02T07:00:00Z"',
+        40,
+        "workflows[0].created_at: 2025-03-02T07:00:00Z is after the reference time",
+    ),
+    (
+        '"2025-03-01T08:00:00Z"',
+        '"2025-03-03T08:00:00Z"',
+        45,
+        "decided_at: 2025-03-03T08:00:00Z is after the refer",
+    ),
+    ("      live:\n", "      live:\n        workflows: {}\n", 53, "live.workflows: must be a list"),
+    ("- id: wf_c", "- id: wf-c", 37, "workflows[0].id: invalid id 'wf-c': expected 'wf_'"),
+    ("- id: wf_c", "- id: wf_a", 51, "workflows[2].id: duplicate workflow id 'wf_a' (first at acc"),
+    ("document_id: doc_c", "document_id: doc_z", 38, "document_id: no such document: 'doc_z'"),
+    ("status: in_progress", "status: open", 39, "workflows[0].status: unknown status 'open'"),
+    (
+        '"2025-03-01T07:00:00Z"',
+        '"2025-03-01T05:00:00Z"',
+        40,
+        "before the created_at of document 'doc_c'",
+    ),
+    ("current_step: 2\n", "current_step: 2\n            owner: x\n", 42, "unknown field 'owner'"),
+    (
+        "            current_step: 2\n",
+        "",
+        37,
+        "workflows[0]: missing required field 'current_step'",
+    ),
+    ("current_step: 2", "current_step: 0", 41, "workflows[0].current_step: must be a positive"),
+    ("current_step: 2", "current_step: 4", 41, "current_step: is 4 but the workflow has 3 step(s)"),
+    (WF_A_STEPS, '"steps": []', 51, "workflows[2].steps: must list at least one step"),
+    ("- assignee: alice@test.example", "- assignee: alice", 43, "steps[0].assignee: invalid email"),
+    ("comment: Fine by me", "comments: Fine by me", 46, "steps[0]: unknown field 'comments'"),
+    ("decision: approve", "decision: approved", 44, "unknown decision 'approved' (expected one of"),
+    (
+        '                decided_at: "2025-03-01T08:00:00Z"\n',
+        "",
+        43,
+        "missing required field 'decided_at' (decision",
+    ),
+    ('"2025-03-01T08:00:00Z"', '"2025-03-01T06:30:00Z"', 45, "is before the workflow's created_at"),
+    ("comment: Fine by me", "comment: ''", 46, "steps[0].comment: must not be empty"),
+    (
+        "amount > 1000",
+        "amount >",
+        48,
+        "steps[1].condition: expected an operand after '>' at position",
+    ),
+    ("amount > 1000", "amount = 1", 48, "unknown character '=' at position 16; use '=='"),
+    (
+        "condition: metadata.amount > 1000",
+        "condition: 5",
+        48,
+        "steps[1].condition: must be a string",
+    ),
+    (
+        "carol@test.example}",
+        'carol@test.example, decided_at: "2025-03-01T09:00:00Z"}',
+        49,
+        "only all",
+    ),
+    (
+        "carol@test.example}",
+        "carol@test.example, comment: hi}",
+        49,
+        "steps[2].comment: only allowed",
+    ),
+    (
+        '"decided_at": "2025-03-01T01:00:00Z"',
+        '"decided_at": "2025-03-02T00:00:30Z"',
+        50,
+        "steps[1].decided_at: is before the decided_at of steps[0]",
+    ),
+    ('"condition": "metadata.kind == \'nda\'", ', "", 50, "'skipped' needs a condition: only a f"),
+    # what the decisions say must fit the status and current step
+    ("current_step: 2", "current_step: 3", 47, "steps[1].decision: is missing, but a step before"),
+    ("decision: approve", "decision: reject", 44, "is 'reject', but a step before current_step 2"),
+    (
+        "current_step: 2",
+        "current_step: 1",
+        44,
+        "is 'approve', but the current step of an in_progress workflow is undecided",
+    ),
+    (
+        "carol@test.example}",
+        'carol@test.example, decision: approve, decided_at: "2025-03-01T09:00:00Z"}',
+        49,
+        "steps[2].decision: is 'approve', but steps after current_step 2 are undecided",
+    ),
+    (
+        "document_id: doc_c",
+        "document_id: doc_a",
+        39,
+        "is in_progress but document 'doc_a' is draft",
+    ),
+    (
+        '"current_step": 2',
+        '"current_step": 1',
+        50,
+        "current_step: must be 2, the last step, once completed",
+    ),
+    ('"approve", "decided_at": "2025-03-02T', '"reject", "decided_at": "2025-03-02T', 50, "every"),
+    ('"document_id": "doc_b"', '"document_id": "doc_a"', 50, "document 'doc_a' is draft (not sig"),
+    (
+        '{"assignee": "alice@test.example", "decision": "approve"',
+        '{"assignee": "bob@test.example", "decision": "approve"',
+        50,
+        "workflows[1].steps: the approving assignees ['bob@test.example'] must be the signers "
+        "['alice@test.example'] of document 'doc_b', in step order",
+    ),
+    (
+        '"2025-03-02T00:00:00Z"}]}',
+        '"2025-03-02T00:00:30Z"}]}',
+        50,
+        "steps[1].decided_at: is after the signed_at of document 'doc_b'",
+    ),
+    (
+        '"decision": "reject"',
+        '"decision": "approve"',
+        51,
+        "the current step of a rejected workflow",
+    ),
+    (
+        '{"assignee": "bob@test.example"}',
+        '{"assignee": "bob@test.example", "decision": "skipped", "condition": "x", '
+        '"decided_at": "2025-02-03T00:00:00Z"}',
+        51,
+        "steps[1].decision: is 'skipped', but steps after current_step 1 are undecided",
+    ),
 ]
 # (line inserted after the key's `scopes: all` on line 13, message fragment): errors on line 14
 KEY_FIELDS = [
@@ -301,6 +568,55 @@ def test_document_field_errors(tmp_path: Path, field: str, message: str) -> None
     assert_error(tmp_path, text, 34, message)
 
 
+@pytest.mark.parametrize(("old", "new", "line", "message"), REFERENCE_AND_WORKFLOWS)
+def test_reference_time_and_workflow_errors(
+    tmp_path: Path, old: str, new: str, line: int, message: str
+) -> None:
+    assert_error(tmp_path, mutate(old, new), line, message)
+
+
+def test_an_in_review_document_needs_an_in_progress_workflow(tmp_path: Path) -> None:
+    lines = BASE.splitlines(keepends=True)
+    text = "".join(lines[:36] + lines[49:])  # without wf_c (lines 37-49)
+    message = "sandbox.documents[2]: is in_review, so it needs an in_progress workflow"
+    assert_error(tmp_path, text, 35, message)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            '{"id": "wf_d", "document_id": "doc_c", "status": "in_progress", '
+            '"created_at": "2025-03-01T07:00:00Z", "current_step": 1, '
+            '"steps": [{"assignee": "x@test.example"}]}',
+            "workflows[3].document_id: document 'doc_c' already has a workflow that is "
+            "in_progress (accounts[0].environments.sandbox.workflows[0])",
+        ),
+        (
+            BASE.splitlines()[49].replace('"wf_b"', '"wf_d"').strip()[2:],
+            "document 'doc_b' already has a workflow that is completed (accounts[0].environm",
+        ),
+    ],
+)
+def test_a_document_has_at_most_one_open_and_one_completed_workflow(
+    tmp_path: Path, extra: str, message: str
+) -> None:
+    text = mutate("      live:\n", f"          - {extra}\n      live:\n")
+    assert_error(tmp_path, text, 52, message)
+
+
+def test_a_workflow_of_another_environment_is_named_so(tmp_path: Path) -> None:
+    text = mutate(
+        '"created_at": "2025-01-01T00:00:00Z"}\n',
+        '"created_at": "2025-01-01T00:00:00Z"}\n'
+        "        workflows:\n"
+        '          - {"id": "wf_live", "document_id": "doc_a", "status": "rejected", '
+        '"created_at": "2025-02-02T00:00:00Z", "current_step": 1, "steps": []}\n',
+    )
+    message = "live.workflows[0].document_id: belongs to another account or environment: 'doc_a'"
+    assert_error(tmp_path, text, 56, message)
+
+
 def test_duplicate_key_names_its_first_use(tmp_path: Path) -> None:
     line = "      - {key: sk_test_alice, owner: a@b.example, scopes: all}\n"
     text = mutate("    oauth_clients:", line + "    oauth_clients:")
@@ -314,6 +630,7 @@ LIMITS = [
     ("metadata_key_len: 1", 37, "documents[0].metadata: key 'ab' must be 1..1 characters long"),
     ("metadata_value_len: 1", 37, "documents[0].metadata.ab: must be at most 1 characters"),
     ("members_max: 1", 27, "vaults[0].members: at most 1 members allowed"),
+    ("steps_max: 2", 46, "workflows[0].steps: at most 2 steps allowed (got 3)"),
     ("title_max: 0", 3, "limits.title_max: must be a positive integer"),
     ("titel_max: 3", 3, "limits: unknown field 'titel_max'"),
 ]

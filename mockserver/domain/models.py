@@ -118,12 +118,73 @@ class Document:
         return self.status in ("signed", "locked")
 
 
+WORKFLOW_STATUSES = ("in_progress", "completed", "rejected")
+DECISIONS = ("approve", "reject")
+
+
+@dataclass(slots=True)
+class WorkflowStep:
+    """One approval step; `decision` is approve, reject or skipped once decided."""
+
+    assignee: str
+    condition: str | None = None
+    decision: str | None = None
+    decided_at: int | None = None
+    comment: str | None = None
+
+
+@dataclass(slots=True)
+class Workflow:
+    id: str
+    document_id: str
+    region: str
+    status: str
+    current_step: int  # 1-based; stays on the last decided step once the workflow ends
+    created_at: int
+    steps: list[WorkflowStep] = field(default_factory=list)
+    last_decision: tuple[str, str] | None = None  # (by, decision)
+    seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEvent:
+    """An immutable, hash-chained event. `raw` is the event exactly as served (JSON bytes);
+    the other fields are kept beside it for filtering without parsing."""
+
+    seq: int
+    id: str
+    type: str
+    actor: str
+    at: int
+    resource_id: str
+    related: frozenset[str]  # ids a `resource_id` filter matches: the resource and its parents
+    hash: str
+    raw: bytes
+
+
+@dataclass(slots=True)
+class ExportJob:
+    id: str
+    region: str
+    period: str
+    start: int  # inclusive, Unix seconds
+    end: int  # exclusive: the day after the period's last date
+    format: str
+    status: str
+    created_at: int
+    completed_at: int | None = None
+    expires_at: int | None = None
+    signature: str | None = None
+    snapshot_seq: int = 0  # the export holds the chain's events up to this seq
+
+
 @dataclass(slots=True)
 class EnvironmentSeed:
     """What one (account, environment) starts with."""
 
     vaults: list[Vault] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
+    workflows: list[Workflow] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -136,3 +197,4 @@ class SeedData:
     oauth_clients: dict[str, OAuthClient] = field(default_factory=dict)
     environments: dict[tuple[str, str], EnvironmentSeed] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
+    reference_time: int | None = None  # seeded times are shifted so this maps to clock start

@@ -18,8 +18,8 @@ MAX_SAFE_INT = 2**53 - 1
 MetadataValue = str | int | bool
 
 
-def type_name(value: object) -> str:
-    """The JSON name of a Python value, for messages."""
+def json_type(value: object) -> str:
+    """The JSON type of a value (`other` for what JSON cannot hold), for checks and messages."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -28,15 +28,19 @@ def type_name(value: object) -> str:
         return "number"
     if isinstance(value, str):
         return "string"
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return "array"
-    return "object"
+    return "object" if isinstance(value, Mapping) else "other"
 
 
-def required(body: Mapping[str, Any], name: str) -> Any:
-    """The value of a required field, or 422 naming it."""
+type_name = json_type
+
+
+def required(body: Mapping[str, Any], name: str, param: str | None = None) -> Any:
+    """The value of a required field, or 422 naming it (`param` for nested fields)."""
     if name not in body or body[name] is None:
-        raise ValidationError(f"Missing required field '{name}'.", param=name)
+        param = param or name
+        raise ValidationError(f"Missing required field '{param}'.", param=param)
     return body[name]
 
 
@@ -110,6 +114,12 @@ def metadata(value: Any, limits: Limits) -> dict[str, MetadataValue]:
             raise ValidationError(
                 f"Metadata keys must be 1 to {limits.metadata_key_len} characters.",
                 param=param if key else "metadata",
+            )
+        if any(ord(char) > 0xFFFF for char in key):
+            # Keeps JCS key order (UTF-16) equal to code-point order for chain verifiers.
+            raise ValidationError(
+                "Metadata keys must not contain characters outside the Basic Multilingual Plane.",
+                param=param,
             )
         if isinstance(item, str):
             if len(item) > limits.metadata_value_len:
