@@ -1,34 +1,53 @@
 """All the state of one mock instance, partitioned by (account, environment) and region.
 
-`Store` holds the credentials and builds a `World` per (account, environment) on first use,
-from copies of the seed's objects, so a reset is just dropping the worlds. Within a world,
-`RegionData` keeps what lives in one data centre: residency is a lookup in the routed region.
+`Store` holds the credentials, the scheduler and builds a `World` per (account, environment) on
+first use from copies of the seed, so a reset is just dropping the worlds. Within a world,
+`RegionData` keeps what lives in one data centre, its audit chain included: residency is a
+lookup in the routed region. Seeded times are shifted so the seed's reference time is the
+clock's start.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from mockserver.clock import Clock
+from mockserver.clock import Clock, parse_ts
+from mockserver.config import DEFAULT_START_TIME
+from mockserver.domain.audit import AuditChain
 from mockserver.domain.models import (
     REGIONS,
     Account,
     ApiKey,
+    AuditEvent,
     Document,
-    EnvironmentSeed,
+    ExportJob,
     Limits,
     SeedData,
     Vault,
+    Workflow,
 )
 from mockserver.domain.pagination import CursorCodec
 from mockserver.ids import IdFactory
+from mockserver.scheduler import Scheduler
+
+Listener = Callable[["World", AuditEvent, Mapping[str, Any]], None]
 
 
 class RegionData:
-    """Vaults and documents of one region, with the indexes lists need."""
+    """Vaults, documents, workflows and the audit chain of one region, with list indexes."""
 
-    __slots__ = ("doc_order", "docs_by_vault", "documents", "vault_order", "vaults")
+    __slots__ = (
+        "audit",
+        "doc_order",
+        "docs_by_vault",
+        "documents",
+        "vault_order",
+        "vaults",
+        "workflows",
+    )
 
     def __init__(self) -> None:
         self.vaults: dict[str, Vault] = {}
@@ -36,19 +55,47 @@ class RegionData:
         self.documents: dict[str, Document] = {}
         self.doc_order: list[Document] = []  # ascending seq; soft-deleted ones stay
         self.docs_by_vault: dict[str, list[Document]] = {}
+        self.workflows: dict[str, Workflow] = {}
+        self.audit = AuditChain()
 
 
 class World:
     """Everything one (account, environment) owns."""
 
-    __slots__ = ("_seq", "account", "environment", "ids", "regions")
+    __slots__ = (
+        "_seq",
+        "account",
+        "active_workflows",
+        "environment",
+        "exports",
+        "ids",
+        "listeners",
+        "regions",
+        "scheduler",
+    )
 
-    def __init__(self, account: Account, environment: str, ids: IdFactory) -> None:
+    def __init__(
+        self,
+        account: Account,
+        environment: str,
+        ids: IdFactory,
+        scheduler: Scheduler,
+        listeners: list[Listener],
+    ) -> None:
         self.account = account
         self.environment = environment
         self.ids = ids
+        self.scheduler = scheduler
+        self.listeners = listeners
         self.regions: dict[str, RegionData] = {name: RegionData() for name in REGIONS}
+        self.exports: dict[str, ExportJob] = {}
+        self.active_workflows: dict[str, str] = {}  # document id -> in_progress workflow id
         self._seq = 0
+
+    @property
+    def home(self) -> RegionData:
+        """The account's default region: account-level resources write their audit here."""
+        return self.regions[self.account.default_region]
 
     def next_seq(self) -> int:
         self._seq += 1
@@ -70,45 +117,82 @@ class World:
         region.docs_by_vault[doc.vault_id].append(doc)
         return doc
 
-    def load(self, seed: EnvironmentSeed) -> None:
-        """Add copies of a seed's objects, so the seed itself stays pristine."""
-        for vault in seed.vaults:
-            self.add_vault(
-                dataclasses.replace(vault, members=[dataclasses.replace(m) for m in vault.members])
-            )
-        for doc in seed.documents:
-            self.add_document(
-                dataclasses.replace(
-                    doc,
-                    metadata=dict(doc.metadata),
-                    versions=list(doc.versions),
-                    signers=list(doc.signers),
-                )
-            )
+    def add_workflow(self, workflow: Workflow) -> Workflow:
+        workflow.seq = self.next_seq()
+        self.regions[workflow.region].workflows[workflow.id] = workflow
+        if workflow.status == "in_progress":
+            self.active_workflows[workflow.document_id] = workflow.id
+        return workflow
+
+    def record(
+        self,
+        region: str,
+        type: str,
+        actor: str,
+        at: int,
+        resource_id: str,
+        related: tuple[str, ...],
+        data: Mapping[str, Any],
+    ) -> AuditEvent:
+        """Write the one audit event of an action to the region's chain and publish it."""
+        event = self.regions[region].audit.append(
+            event_id=self.ids.new("evt_"),
+            type=type,
+            actor=actor,
+            at=at,
+            resource_id=resource_id,
+            related=related,
+            data=data,
+        )
+        for listener in self.listeners:
+            listener(self, event, data)
+        return event
+
+
+WorldLoader = Callable[[World, "Store"], None]
 
 
 class Store:
-    """Credentials, accounts and worlds of one server; `reset` returns it to the seed."""
+    """Credentials, accounts, timers and worlds of one server; `reset` returns it to the seed."""
 
-    def __init__(self, seed: SeedData, clock: Clock, random_seed: int) -> None:
+    def __init__(
+        self,
+        seed: SeedData,
+        clock: Clock,
+        random_seed: int,
+        loader: WorldLoader | None = None,
+    ) -> None:
         self.seed = seed
         self.clock = clock
         self.random_seed = random_seed
         self.limits: Limits = seed.limits
+        reference = seed.reference_time
+        if reference is None:
+            reference = int(parse_ts(DEFAULT_START_TIME))
+        self.start = int(clock.now())  # where the seed's reference time lands
+        self.shift = self.start - reference  # added to every seeded time
+        self.secret = hashlib.sha256(f"mockserver:{random_seed}".encode()).digest()
+        self.cursors = CursorCodec(hashlib.sha256(b"cursor:" + self.secret).digest())
+        self.scheduler = Scheduler(clock)
+        self.listeners: list[Listener] = []
+        self.loader = loader  # fills a new world from the seed
+        self.export_worlds: dict[str, World] = {}  # export job id -> its world
+        self.history_cache: dict[tuple[str, str], Any] = {}  # immutable seeded audit chains
         self.accounts: dict[str, Account] = {}
         self.keys: dict[str, ApiKey] = {}
         self.worlds: dict[tuple[str, str], World] = {}
         self.request_ids = IdFactory(random_seed, "requests")
-        self.cursors = CursorCodec(hashlib.sha256(f"cursor:{random_seed}".encode()).digest())
         self.reset()
 
     def reset(self) -> None:
-        """Back to the seed: credentials as seeded, worlds rebuilt on next use, fresh streams,
-        and the clock at its start."""
+        """Back to the seed: the clock at its start, credentials as seeded, no timers, worlds
+        rebuilt on next use, fresh id streams."""
         self.clock.reset()
+        self.scheduler.clear()
         self.accounts = dict(self.seed.accounts)
         self.keys = {k: dataclasses.replace(v) for k, v in self.seed.keys.items()}
         self.worlds = {}
+        self.export_worlds = {}
         self.request_ids = IdFactory(self.random_seed, "requests")
 
     def world(self, account_id: str, environment: str) -> World:
@@ -117,12 +201,22 @@ class Store:
         world = self.worlds.get(key)
         if world is None:
             ids = IdFactory(self.random_seed, f"{account_id}/{environment}")
-            world = World(self.accounts[account_id], environment, ids)
-            seed = self.seed.environments.get(key)
-            if seed is not None:
-                world.load(seed)
+            world = World(
+                self.accounts[account_id], environment, ids, self.scheduler, self.listeners
+            )
             self.worlds[key] = world
+            if self.loader is not None:
+                self.loader(world, self)
+            self.scheduler.run_due()  # seeded timers that fell due before first use
         return world
+
+    def seeded_worlds(self) -> list[World]:
+        """Every world the seed defines or that exists now (building seeded ones)."""
+        keys = [
+            *self.seed.environments,
+            *(k for k in self.worlds if k not in self.seed.environments),
+        ]
+        return [self.world(*key) for key in keys if key[0] in self.accounts]
 
     def now(self) -> int:
         """The mock clock's time in whole seconds, as resources record it."""

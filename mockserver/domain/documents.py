@@ -1,4 +1,8 @@
-"""Document operations: create, retrieve, list with cursors, soft delete under retention rules."""
+"""Document operations: create, retrieve, list, soft delete, signing, locking and legal hold.
+
+Every write records exactly one audit event whose data is the document as retrieve shows it.
+A signed document is locked by the system `lock_after` seconds (its vault's) after signing.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +13,19 @@ from mockserver.errors import Conflict, NotFound
 from mockserver.store import World
 
 from . import validation as v
-from . import vaults
+from . import vaults, views
+from .audit import SYSTEM
 from .models import DOCUMENT_STATUSES, Document, DocumentVersion, Limits
 from .pagination import CursorCodec, newest_first
 
 
+def record(world: World, doc: Document, type: str, actor: str, at: int) -> None:
+    """The audit event of a document change."""
+    world.record(doc.region, type, actor, at, doc.id, (doc.vault_id,), views.document_detail(doc))
+
+
 def create(
-    world: World, region: str, body: Mapping[str, Any], limits: Limits, now: int
+    world: World, region: str, body: Mapping[str, Any], limits: Limits, actor: str, now: int
 ) -> Document:
     """A new draft, version 1, in a vault of the routed region."""
     title = v.string(v.required(body, "title"), "title", max_len=limits.title_max)
@@ -36,7 +46,9 @@ def create(
         metadata=metadata,
         versions=[DocumentVersion(version=1, sha256=digest, created_at=now)],
     )
-    return world.add_document(doc)
+    world.add_document(doc)
+    record(world, doc, "document.created", actor, now)
+    return doc
 
 
 def get(world: World, region: str, doc_id: str, *, param: str | None = None) -> Document:
@@ -47,7 +59,7 @@ def get(world: World, region: str, doc_id: str, *, param: str | None = None) -> 
     return doc
 
 
-def delete(world: World, region: str, doc_id: str) -> Document:
+def delete(world: World, region: str, doc_id: str, actor: str, now: int) -> Document:
     """Soft delete; documents under legal hold or retention answer 409."""
     doc = get(world, region, doc_id)
     if doc.legal_hold:
@@ -57,7 +69,48 @@ def delete(world: World, region: str, doc_id: str) -> Document:
             f"Document {doc.id} is {doc.status} and under retention; it cannot be deleted."
         )
     doc.deleted = True
+    record(world, doc, "document.deleted", actor, now)
     return doc
+
+
+def move(world: World, doc: Document, status: str, actor: str, at: int) -> None:
+    """A state-machine transition of the document, with its audit event."""
+    doc.status = status
+    record(world, doc, f"document.{status}", actor, at)
+
+
+def sign(world: World, doc: Document, signers: list[str], actor: str, at: int) -> None:
+    """in_review -> signed; the system locks it after its vault's lock_after."""
+    doc.signers = signers
+    doc.signed_at = at
+    move(world, doc, "signed", actor, at)
+    schedule_lock(world, doc)
+
+
+def schedule_lock(world: World, doc: Document) -> None:
+    """Lock the signed document when the clock passes signed_at + lock_after."""
+    assert doc.signed_at is not None
+    lock_after = world.regions[doc.region].vaults[doc.vault_id].lock_after
+    world.scheduler.at(doc.signed_at + lock_after, lambda at: lock(world, doc, at))
+
+
+def lock(world: World, doc: Document, at: int) -> None:
+    """signed -> locked, by the system."""
+    if doc.status == "signed" and not doc.deleted:
+        move(world, doc, "locked", SYSTEM, at)
+
+
+def set_legal_hold(world: World, doc: Document, on: bool, at: int) -> None:
+    """Place or release a legal hold (a control-plane action, audited as the system)."""
+    if doc.legal_hold != on:
+        doc.legal_hold = on
+        record(
+            world,
+            doc,
+            "document.legal_hold_placed" if on else "document.legal_hold_released",
+            SYSTEM,
+            at,
+        )
 
 
 def listing(

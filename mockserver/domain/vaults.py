@@ -9,6 +9,7 @@ from mockserver.errors import NotFound, ValidationError
 from mockserver.store import World
 
 from . import validation as v
+from . import views
 from .models import REGIONS, Limits, Member, Vault
 
 
@@ -36,7 +37,9 @@ def create(
     vault = Vault(
         id=world.ids.new("vault_"), name=name, region=region, created_at=now, members=members
     )
-    return world.add_vault(vault)
+    world.add_vault(vault)
+    world.record(region, "vault.created", actor, now, vault.id, (), views.vault_created(vault))
+    return vault
 
 
 def get(world: World, region: str, vault_id: str, *, param: str | None = None) -> Vault:

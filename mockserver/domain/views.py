@@ -10,7 +10,7 @@ from typing import Any
 
 from mockserver.clock import format_ts
 
-from .models import ENCRYPTION, Document, Vault
+from .models import ENCRYPTION, Document, ExportJob, Vault, Workflow
 
 
 def vault_created(vault: Vault) -> dict[str, Any]:
@@ -86,6 +86,79 @@ def document_detail(doc: Document) -> dict[str, Any]:
             for v in doc.versions
         ],
     }
+
+
+def signature_completed(doc: Document, signer: str) -> dict[str, Any]:
+    """Data of `signature.completed`: exactly the four fields of api-v1.md section 6."""
+    return {"document_id": doc.id, "signer": signer, "ip_verified": True, "vault_id": doc.vault_id}
+
+
+def _last_decision(workflow: Workflow) -> dict[str, str] | None:
+    if workflow.last_decision is None:
+        return None
+    by, decision = workflow.last_decision
+    return {"by": by, "decision": decision}
+
+
+def workflow_created(workflow: Workflow) -> dict[str, Any]:
+    """`POST /v1/workflows` answer: `{id, document_id, status, current_step}`."""
+    return {
+        "id": workflow.id,
+        "object": "workflow",
+        "document_id": workflow.document_id,
+        "status": workflow.status,
+        "current_step": workflow.current_step,
+        "created_at": format_ts(workflow.created_at),
+    }
+
+
+def workflow_advanced(workflow: Workflow) -> dict[str, Any]:
+    """`POST /v1/workflows/{id}/advance` answer: `{id, status, current_step, last_decision}`."""
+    return {
+        "id": workflow.id,
+        "object": "workflow",
+        "status": workflow.status,
+        "current_step": workflow.current_step,
+        "last_decision": _last_decision(workflow),
+    }
+
+
+def workflow_detail(workflow: Workflow) -> dict[str, Any]:
+    """`GET /v1/workflows/{id}`: every step with its decision history."""
+    return {
+        **workflow_created(workflow),
+        "last_decision": _last_decision(workflow),
+        "steps": [
+            {
+                "assignee": step.assignee,
+                "condition": step.condition,
+                "decision": step.decision,
+                "decided_at": format_ts(step.decided_at) if step.decided_at is not None else None,
+                "comment": step.comment,
+            }
+            for step in workflow.steps
+        ],
+    }
+
+
+def export_job(job: ExportJob, download_url: str | None = None) -> dict[str, Any]:
+    """An audit export job; `download_url` and `expires_at` once it is completed."""
+    body: dict[str, Any] = {
+        "id": job.id,
+        "object": "audit_export",
+        "status": job.status,
+        "format": job.format,
+        "period": job.period,
+        "created_at": format_ts(job.created_at),
+        "completed_at": None,
+        "download_url": None,
+        "expires_at": None,
+    }
+    if job.completed_at is not None and job.expires_at is not None:
+        body["completed_at"] = format_ts(job.completed_at)
+        body["download_url"] = download_url
+        body["expires_at"] = format_ts(job.expires_at)
+    return body
 
 
 def deleted(ident: str, kind: str) -> dict[str, Any]:

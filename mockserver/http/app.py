@@ -11,11 +11,13 @@ from starlette.responses import Response
 from mockserver.clock import Clock, FrozenClock, RealClock, parse_ts
 from mockserver.config import DEFAULT_START_TIME, Settings
 from mockserver.domain.models import SeedData
+from mockserver.domain.seeding import load_world
 from mockserver.errors import NotFound
 from mockserver.resources import default_seed_path
 from mockserver.seeds import load_seed
 from mockserver.store import Store
 
+from .admin_api import admin_routes
 from .pipeline import Pipeline
 from .routes import v1_routes
 
@@ -40,9 +42,10 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     settings = settings or Settings()
     if seed is None:
         seed = load_seed(settings.seed_path or default_seed_path())
-    store = Store(seed, make_clock(settings), settings.random_seed)
+    store = Store(seed, make_clock(settings), settings.random_seed, loader=load_world)
+    routes = v1_routes() + (admin_routes() if settings.admin else [])
     app = Starlette(
-        routes=v1_routes(),
+        routes=routes,
         middleware=[Middleware(Pipeline, store=store)],
         exception_handlers={HTTPException: unknown_route},
     )

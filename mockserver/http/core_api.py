@@ -57,7 +57,9 @@ async def list_documents(call: Call) -> Response:
 @endpoint("documents:write")
 async def create_document(call: Call) -> Response:
     body = await read_json_object(call.request)
-    doc = documents.create(call.world, call.region, body, call.store.limits, call.now)
+    doc = documents.create(
+        call.world, call.region, body, call.store.limits, call.principal.actor, call.now
+    )
     return json_response(views.document_created(doc), 201)
 
 
@@ -69,5 +71,7 @@ async def get_document(call: Call) -> Response:
 
 @endpoint("documents:write")
 async def delete_document(call: Call) -> Response:
-    doc = documents.delete(call.world, call.region, call.request.path_params["doc_id"])
+    doc = documents.delete(
+        call.world, call.region, call.request.path_params["doc_id"], call.principal.actor, call.now
+    )
     return json_response(views.deleted(doc.id, "document"))

@@ -48,6 +48,7 @@ class Pipeline:
             scope["path"] = path
             scope["raw_path"] = path.encode()
         scope[REGION_KEY] = region
+        self.store.scheduler.run_due()  # real clock: timers that fell due since the last request
         request_id = self.store.request_ids.new("req_")
         scope[REQUEST_ID_KEY] = request_id
         id_header = (b"x-request-id", request_id.encode())

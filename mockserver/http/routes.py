@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import BaseRoute, Route
 
-from . import core_api
+from . import core_api, lifecycle_api
 
 
 def v1_routes() -> list[BaseRoute]:
@@ -17,4 +17,17 @@ def v1_routes() -> list[BaseRoute]:
         Route("/v1/documents", core_api.create_document, methods=["POST"]),
         Route("/v1/documents/{doc_id}", core_api.get_document, methods=["GET"]),
         Route("/v1/documents/{doc_id}", core_api.delete_document, methods=["DELETE"]),
+        Route("/v1/workflows", lifecycle_api.create_workflow, methods=["POST"]),
+        Route("/v1/workflows/{workflow_id}", lifecycle_api.get_workflow, methods=["GET"]),
+        Route(
+            "/v1/workflows/{workflow_id}/advance", lifecycle_api.advance_workflow, methods=["POST"]
+        ),
+        Route("/v1/audit_logs", lifecycle_api.list_audit_logs, methods=["GET"]),
+        Route("/v1/audit_logs/export", lifecycle_api.create_export, methods=["POST"]),
+        Route("/v1/audit_logs/export/{export_id}", lifecycle_api.get_export, methods=["GET"]),
+        Route(
+            "/v1/audit_logs/export/{export_id}/download",
+            lifecycle_api.download_export,
+            methods=["GET"],
+        ),
     ]
