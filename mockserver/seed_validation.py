@@ -23,6 +23,7 @@ from mockserver.domain.models import (
     READ_SCOPES,
     REGIONS,
     SCOPES,
+    TOKEN_LIFETIME,
     Account,
     ApiKey,
     Document,
@@ -251,7 +252,7 @@ SEED = Fields.of("version accounts", "limits")
 ACCOUNT = Fields.of("id name default_region", "users keys oauth_clients environments")
 USER = Fields.of("email name permissions")
 KEY = Fields.of("key owner scopes", "revoked rate_limit burst")
-CLIENT = Fields.of("client_id client_secret redirect_uris", "name")
+CLIENT = Fields.of("client_id client_secret redirect_uris", "name token_lifetime")
 ENVIRONMENT = Fields.of("", "vaults documents")
 VAULT = Fields.of("id name region created_at", "lock_after members")
 MEMBER = Fields.of("email role")
@@ -377,8 +378,12 @@ class _SeedBuilder:
             fail(path, "redirect_uris", "must list at least one redirect URI")
         uris_path = (*path, "redirect_uris")
         redirect_uris = tuple(redirect_uri(uri, uris_path, i) for i, uri in enumerate(uris))
+        lifetime = raw.get("token_lifetime")
+        lifetime = (
+            TOKEN_LIFETIME if lifetime is None else integer(lifetime, path, "token_lifetime", 1)
+        )
         self.seed.oauth_clients[client_id] = OAuthClient(
-            client_id, secret, account_id, redirect_uris, name
+            client_id, secret, account_id, redirect_uris, name, lifetime
         )
 
     def environment(self, value: object, path: PathT) -> EnvironmentSeed:

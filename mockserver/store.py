@@ -21,6 +21,7 @@ from mockserver.domain.models import (
     SeedData,
     Vault,
 )
+from mockserver.domain.oauth import OAuthState
 from mockserver.domain.pagination import CursorCodec
 from mockserver.ids import IdFactory
 
@@ -98,6 +99,7 @@ class Store:
         self.accounts: dict[str, Account] = {}
         self.keys: dict[str, ApiKey] = {}
         self.worlds: dict[tuple[str, str], World] = {}
+        self.oauth = OAuthState(seed.oauth_clients, random_seed)  # codes and tokens
         self.request_ids = IdFactory(random_seed, "requests")
         self.cursors = CursorCodec(hashlib.sha256(f"cursor:{random_seed}".encode()).digest())
         self.reset()
@@ -109,6 +111,7 @@ class Store:
         self.accounts = dict(self.seed.accounts)
         self.keys = {k: dataclasses.replace(v) for k, v in self.seed.keys.items()}
         self.worlds = {}
+        self.oauth = OAuthState(self.seed.oauth_clients, self.random_seed)
         self.request_ids = IdFactory(self.random_seed, "requests")
 
     def world(self, account_id: str, environment: str) -> World:
