@@ -3,7 +3,9 @@ OAuth2Session over a real socket), and access tokens used as bearer credentials.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -197,6 +199,20 @@ def test_authlib_expired_token_is_401(session: SessionFactory, base_url: str, cl
     assert response.status_code == 401
     assert response.json()["error"]["type"] == "authentication_error"
     assert "expired" in response.json()["error"]["message"]
+
+
+def test_readme_example_runs(base_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"```python\n(.*?)```", readme[readme.index("## OAuth 2.0") :], re.S)
+    assert example is not None
+    namespace: dict[str, Any] = {}
+    source = example[1].replace("http://127.0.0.1:8080", base_url)
+    try:
+        exec(compile(source, "README.md", "exec"), namespace)
+    finally:
+        namespace["oauth"].close()
+    printed = capsys.readouterr().out
+    assert printed == "documents:read vaults:read 3600\n['documents:read', 'vaults:read']\n"
 
 
 # --- tokens as credentials -------------------------------------------------------------------
