@@ -19,6 +19,7 @@ from mockserver.domain.models import (
     DOCUMENT_STATUSES,
     ENVIRONMENTS,
     REGIONS,
+    TOKEN_LIFETIME,
     WORKFLOW_STATUSES,
     Account,
     ApiKey,
@@ -201,8 +202,12 @@ class _SeedBuilder:
             fail(path, "redirect_uris", "must list at least one redirect URI")
         uris_path = (*path, "redirect_uris")
         redirect_uris = tuple(redirect_uri(uri, uris_path, i) for i, uri in enumerate(uris))
+        lifetime = raw.get("token_lifetime")
+        lifetime = (
+            TOKEN_LIFETIME if lifetime is None else integer(lifetime, path, "token_lifetime", 1)
+        )
         self.seed.oauth_clients[client_id] = OAuthClient(
-            client_id, secret, account_id, redirect_uris, name
+            client_id, secret, account_id, redirect_uris, name, lifetime
         )
 
     def environment(self, value: object, path: PathT) -> EnvironmentSeed:

@@ -29,6 +29,7 @@ from mockserver.domain.models import (
     Vault,
     Workflow,
 )
+from mockserver.domain.oauth import OAuthState
 from mockserver.domain.pagination import CursorCodec
 from mockserver.ids import IdFactory
 from mockserver.scheduler import Scheduler
@@ -181,6 +182,7 @@ class Store:
         self.accounts: dict[str, Account] = {}
         self.keys: dict[str, ApiKey] = {}
         self.worlds: dict[tuple[str, str], World] = {}
+        self.oauth = OAuthState(seed.oauth_clients, random_seed)  # codes and tokens
         self.request_ids = IdFactory(random_seed, "requests")
         self.reset()
 
@@ -193,6 +195,7 @@ class Store:
         self.keys = {k: dataclasses.replace(v) for k, v in self.seed.keys.items()}
         self.worlds = {}
         self.export_worlds = {}
+        self.oauth = OAuthState(self.seed.oauth_clients, self.random_seed)
         self.request_ids = IdFactory(self.random_seed, "requests")
 
     def world(self, account_id: str, environment: str) -> World:

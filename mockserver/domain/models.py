@@ -15,6 +15,7 @@ RESOURCES = ("documents", "vaults", "workflows", "audit", "webhooks")
 SCOPES = tuple(f"{resource}:{access}" for resource in RESOURCES for access in ("read", "write"))
 READ_SCOPES = tuple(scope for scope in SCOPES if scope.endswith(":read"))
 ENCRYPTION = "AES-256-GCM with envelope encryption"
+TOKEN_LIFETIME = 3600  # default `expires_in` of OAuth access tokens, in seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,7 @@ class OAuthClient:
     account_id: str
     redirect_uris: tuple[str, ...]
     name: str = ""
+    token_lifetime: int = TOKEN_LIFETIME  # the `expires_in` of the tokens it is issued
 
 
 @dataclass(slots=True)

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from mockserver.domain.auth import Principal, bearer_token, principal_for_key, require_scope
+from mockserver.domain.oauth import TOKEN_PREFIX, principal_for_token
 from mockserver.store import Store, World
 
 REGION_KEY = "mock.region"
@@ -42,9 +43,12 @@ def store_of(request: Request) -> Store:
 
 
 def authenticate(request: Request) -> Principal:
-    """The principal behind the request's bearer credential, or 401."""
+    """The principal behind the request's bearer credential (an API key or an OAuth access
+    token), or 401."""
     store = store_of(request)
     token = bearer_token(request.headers.get("authorization"))
+    if token.startswith(TOKEN_PREFIX):
+        return principal_for_token(store.oauth, token, store.now())
     return principal_for_key(store.keys, token)
 
 

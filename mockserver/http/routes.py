@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from starlette.routing import BaseRoute, Route
 
-from . import core_api, lifecycle_api
+from . import core_api, lifecycle_api, oauth_api
 
 
 def v1_routes() -> list[BaseRoute]:
     return [
         Route("/v1/whoami", core_api.whoami, methods=["GET"]),
+        Route("/v1/oauth/authorize", oauth_api.authorize, methods=["GET"]),
+        Route("/v1/oauth/token", oauth_api.token, methods=["POST"]),
         Route("/v1/vaults", core_api.list_vaults, methods=["GET"]),
         Route("/v1/vaults", core_api.create_vault, methods=["POST"]),
         Route("/v1/vaults/{vault_id}", core_api.get_vault, methods=["GET"]),
