@@ -219,3 +219,20 @@ def test_filter_validation(api: httpx.Client, query: str, param: str) -> None:
 
 def test_needs_audit_read(api: httpx.Client) -> None:
     assert api.get("/v1/audit_logs", headers=auth("sk_test_mock_readonly")).status_code == 200
+
+
+def test_writes_with_an_oauth_token_are_attributed_to_its_user(api: httpx.Client) -> None:
+    from .oauth_helpers import PARTIAL_USER, bearer, token_for
+
+    token = token_for(api, login_hint=PARTIAL_USER)
+    doc = api.post(
+        "/v1/documents", json={"title": "t", "vault_id": "vault_mock_us"}, headers=bearer(token)
+    ).json()
+    wf = api.post(
+        "/v1/workflows",
+        json={"document_id": doc["id"], "steps": [{"assignee": A}]},
+        headers=bearer(token),
+    ).json()
+    events = all_events(api, f"&resource_id={doc['id']}")
+    assert [e["actor"] for e in events] == [PARTIAL_USER] * 3
+    assert events[1]["resource_id"] == wf["id"]
