@@ -7,12 +7,20 @@ their exit status here, in one place.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mockserver.config import DEFAULT_RANDOM_SEED, Settings
 from mockserver.errors import LoadError
+
+if TYPE_CHECKING:
+    from mockserver.transport.certs import TlsFiles
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -32,6 +40,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--admin-token", help="require X-Mock-Admin-Token on /_mock")
     run.add_argument("--strict-webhook-urls", action="store_true")
     run.add_argument("--log-level", default="warning")
+    run.add_argument("--tls", action="store_true", help="HTTPS only, with a throwaway test CA")
+    tls_source = run.add_mutually_exclusive_group()
+    tls_source.add_argument("--tls-dir", type=Path, help="where --tls writes ca.pem and the cert")
+    tls_source.add_argument(
+        "--tls-cert", type=Path, help="your own cert chain (PEM); implies --tls"
+    )
+    run.add_argument("--tls-key", type=Path, help="the key of --tls-cert, if not in that file")
 
     validate = commands.add_parser("validate", help="check seed and scenario files")
     validate.add_argument("files", type=Path, nargs="+")
@@ -48,6 +63,7 @@ def _run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from mockserver.http.app import create_app
+    from mockserver.transport.https_only import https_only
 
     settings = Settings(
         seed_path=args.seed,
@@ -61,14 +77,60 @@ def _run(args: argparse.Namespace) -> int:
         strict_webhook_urls=args.strict_webhook_urls,
     )
     app = create_app(settings)
-    base = f"http://{args.host}:{args.port}"
+    with contextlib.ExitStack() as cleanup:
+        try:
+            tls = _tls_files(args, cleanup)
+            options = https_only(tls.server_context()) if tls else {}
+        except (OSError, ValueError) as error:
+            print(f"mockserver: cannot set up TLS: {error}", file=sys.stderr)
+            return 2
+        _print_banner(args, tls)
+        uvicorn.run(
+            app,
+            host=args.host,
+            port=args.port,
+            log_level=args.log_level,
+            access_log=False,
+            **options,
+        )
+    return 0
+
+
+def _tls_files(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> TlsFiles | None:
+    """The user's certificate, or a new test CA and certificate (in --tls-dir, else in a temporary
+    folder removed at exit), or None for plain HTTP."""
+    from mockserver.transport.certs import make_test_certs, user_certs
+
+    if args.tls_key is not None and args.tls_cert is None:
+        raise ValueError("--tls-key needs --tls-cert")
+    if args.tls_cert is not None:
+        return user_certs(args.tls_cert, args.tls_key)
+    if not (args.tls or args.tls_dir):
+        return None
+    directory = args.tls_dir
+    if directory is None:
+        directory = Path(
+            cleanup.enter_context(tempfile.TemporaryDirectory(prefix="mockserver-tls-"))
+        )
+        # uvicorn re-raises SIGTERM once it has shut down; exiting through Python instead of
+        # dying by the signal lets the ExitStack remove the folder.
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, lambda signum, _: sys.exit(128 + signum))
+    return make_test_certs(directory)
+
+
+def _print_banner(args: argparse.Namespace, tls: TlsFiles | None) -> None:
+    base = f"{'https' if tls else 'http'}://{args.host}:{args.port}"
+    curl = "curl"
+    if tls is not None and tls.ca_bundle is not None:
+        curl = f"curl --cacert {tls.ca_bundle}"
+        print(f"mockserver test CA bundle: {tls.ca_bundle} (server certificate and key beside it)")
     print(
-        f"mockserver listening on {base}/v1 (also {base}/us/v1 and {base}/eu/v1); "
-        f"try: curl -H 'Authorization: Bearer sk_test_mock_full' {base}/v1/whoami",
+        f"mockserver listening on {base}/v1 (also {base}/us/v1 and {base}/eu/v1, and on the hosts "
+        f"us.localhost and eu.localhost); "
+        f"try: {curl} -H 'Authorization: Bearer sk_test_mock_full' {base}/v1/whoami",
         flush=True,
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False)
-    return 0
 
 
 def _validate(files: Sequence[Path]) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -20,6 +21,10 @@ from mockserver.store import Store
 from .admin_api import admin_routes
 from .pipeline import Pipeline
 from .routes import v1_routes
+
+# Below this a response goes as it is: gzip would gain little on small bodies and cost CPU.
+# Level 6 (zlib's default) rather than Starlette's 9, which costs far more for a few percent.
+GZIP_MINIMUM_SIZE = 1024
 
 
 def make_clock(settings: Settings) -> Clock:
@@ -46,7 +51,11 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     routes = v1_routes() + (admin_routes() if settings.admin else [])
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(Pipeline, store=store)],
+        # gzip outermost: it keeps every header the pipeline adds and judges the final body.
+        middleware=[
+            Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
+            Middleware(Pipeline, store=store),
+        ],
         exception_handlers={HTTPException: unknown_route},
     )
     app.state.store = store

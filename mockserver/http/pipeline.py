@@ -1,9 +1,10 @@
 """The one pure-ASGI layer around the router.
 
 For every HTTP request it: picks the region from a `/us/v1` or `/eu/v1` prefix (and strips
-it, so one route table serves all three base URLs), assigns the `req_` request id, adds
-`X-Request-Id` to the response, and turns any error escaping the app into the service's
-envelope: an ApiError as itself, anything else as a logged 500 `api_error`.
+it, so one route table serves all three base URLs) or from a regional host (`hosts.py`),
+assigns the `req_` request id, adds `X-Request-Id` to the response, and turns any error
+escaping the app into the service's envelope: an ApiError as itself, anything else as a logged
+500 `api_error`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from mockserver.errors import ApiError, InternalError
 from mockserver.store import Store
 
 from .context import REGION_KEY, REQUEST_ID_KEY
+from .hosts import routed_region
 from .render import JSON, error_bytes
 
 log = logging.getLogger("mockserver")
@@ -43,11 +45,10 @@ class Pipeline:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        region, path = split_region(scope["path"])
-        if region is not None:
+        path_region, path = split_region(scope["path"])
+        if path_region is not None:
             scope["path"] = path
             scope["raw_path"] = path.encode()
-        scope[REGION_KEY] = region
         self.store.scheduler.run_due()  # real clock: timers that fell due since the last request
         request_id = self.store.request_ids.new("req_")
         scope[REQUEST_ID_KEY] = request_id
@@ -62,6 +63,7 @@ class Pipeline:
             await send(message)
 
         try:
+            scope[REGION_KEY] = routed_region(scope, path_region)
             await self.app(scope, receive, send_with_id)
         except ApiError as error:
             if started:

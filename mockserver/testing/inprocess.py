@@ -26,9 +26,13 @@ class InProcessTransport(httpx.BaseTransport):
 
     async def _send(self, request: httpx.Request) -> httpx.Response:
         response = await self._asgi.handle_async_request(request)
-        content = await response.aread()
+        # Raw bytes as a stream: the client decodes them (gzip) once, or hands them out raw.
+        content = b"".join([chunk async for chunk in response.aiter_raw()])
         return httpx.Response(
-            response.status_code, headers=response.headers, content=content, request=request
+            response.status_code,
+            headers=response.headers,
+            stream=httpx.ByteStream(content),
+            request=request,
         )
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:

@@ -1,28 +1,45 @@
 """A real uvicorn server on a free loopback port, in a background thread.
 
 Tests and the pytest plugin use it to talk to the mock over a real socket. The socket is bound
-before the thread starts, so the port is known at once and never raced for.
+before the thread starts, so the port is known at once and never raced for. With `tls=True` it
+serves HTTPS only, with a throwaway CA whose bundle is at `ca_bundle`.
 """
 
 from __future__ import annotations
 
 import socket
+import ssl
+import tempfile
 import threading
+from pathlib import Path
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
 
+from mockserver.transport.certs import TlsFiles, make_test_certs
+from mockserver.transport.https_only import https_only
+
 
 class LiveServer:
-    """Start with `start()`, stop with `stop()`; `base_url` is `http://127.0.0.1:PORT`."""
+    """Start with `start()`, stop with `stop()`; `base_url` is `http(s)://127.0.0.1:PORT`."""
 
-    def __init__(self, app: Starlette, host: str = "127.0.0.1") -> None:
+    def __init__(self, app: Starlette, host: str = "127.0.0.1", *, tls: bool = False) -> None:
         self.app = app
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind((host, 0))
         self.host, self.port = self._sock.getsockname()[:2]
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+        self._tls_dir: tempfile.TemporaryDirectory[str] | None = None
+        self.tls: TlsFiles | None = None
+        options: dict[str, Any] = {}
+        if tls:
+            self._tls_dir = tempfile.TemporaryDirectory(prefix="mockserver-tls-")
+            self.tls = make_test_certs(Path(self._tls_dir.name))
+            options = https_only(self.tls.server_context())
+        config = uvicorn.Config(
+            app, log_level="warning", access_log=False, lifespan="off", **options
+        )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
@@ -30,7 +47,19 @@ class LiveServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://{self.host}:{self.port}"
+
+    @property
+    def ca_bundle(self) -> Path | None:
+        """The PEM CA bundle a client must trust to reach a `tls=True` server (else None)."""
+        return self.tls.ca_bundle if self.tls else None
+
+    def client_context(self) -> ssl.SSLContext:
+        """An SSLContext trusting `ca_bundle`, for httpx's `verify=` (TLS servers only)."""
+        if self.tls is None:
+            raise ValueError("this live server does not use TLS")
+        return self.tls.client_context()
 
     def start(self, timeout: float = 10.0) -> LiveServer:
         """Run the server thread and return once it accepts connections."""
@@ -48,3 +77,5 @@ class LiveServer:
         self._server.should_exit = True
         self._thread.join(timeout=10)
         self._sock.close()
+        if self._tls_dir is not None:
+            self._tls_dir.cleanup()
