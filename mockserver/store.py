@@ -184,6 +184,7 @@ class Store:
         self.worlds: dict[tuple[str, str], World] = {}
         self.oauth = OAuthState(seed.oauth_clients, random_seed)  # codes and tokens
         self.request_ids = IdFactory(random_seed, "requests")
+        self.errors: list[BaseException] = []  # unexpected errors, for test harnesses to raise
         self.reset()
 
     def reset(self) -> None:

@@ -69,8 +69,10 @@ class Pipeline:
             if started:
                 raise
             await self._send_error(send_with_id, error, request_id)
-        except Exception:
+        except Exception as error:
             log.exception("unhandled error in %s %s (%s)", scope["method"], path, request_id)
+            del self.store.errors[:-99]  # keep the latest 100
+            self.store.errors.append(error)
             if started:
                 raise
             await self._send_error(
