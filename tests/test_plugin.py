@@ -140,3 +140,12 @@ def test_server_errors_fail_the_test(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(errors=1, passed=1)
     result.stdout.fnmatch_lines(["*the mock server raised an unexpected error*", "*kaboom*"])
+
+
+def test_readme_example_runs(pytester: pytest.Pytester) -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    section = readme.split("## Use in your pytest suite", 1)[1]
+    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+    pytester.makepyfile(test_readme=example)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
+    result.assert_outcomes(passed=3)
