@@ -18,6 +18,19 @@ SCRIPT: list[tuple[str, str, dict[str, object] | None, str | None]] = [
     ("GET", "/v1/documents/doc_mock_signed", None, None),
     ("DELETE", "/v1/documents/doc_mock_draft", None, None),
     ("GET", "/v1/nope", None, None),
+    (
+        "POST",
+        "/v1/workflows",
+        {"document_id": "doc_mock_legal_hold", "steps": [{"assignee": "a@b.co"}]},
+        None,
+    ),
+    ("POST", "/v1/workflows/wf_mock_in_review/advance", {"decision": "approve"}, None),
+    ("POST", "/v1/workflows/wf_mock_in_review/advance", {"decision": "approve"}, None),
+    ("POST", "/_mock/clock/advance", {"seconds": 400}, None),
+    ("POST", "/v1/audit_logs/export", {"period": "2025-01-01/2026-12-31"}, None),
+    ("POST", "/_mock/clock/advance", {"seconds": 5}, None),
+    ("GET", "/v1/audit_logs?limit=30", None, None),
+    ("GET", "/v1/documents/doc_mock_in_review", None, None),
 ]
 
 
