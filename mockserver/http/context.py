@@ -2,7 +2,9 @@
 
 `endpoint(scope)` wraps a handler `async (Call) -> Response` into a Starlette endpoint that
 authenticates first (401), checks the scope (403), and then hands the handler everything the
-domain needs.
+domain needs. The pipeline resolves the credential once, for rate limiting, and leaves the
+principal in the ASGI scope for the wrapper to reuse; the wrapper leaves the scope it required
+there for idempotent replays to check.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from mockserver.store import Store, World
 
 REGION_KEY = "mock.region"
 REQUEST_ID_KEY = "mock.request_id"
+PRINCIPAL_KEY = "mock.principal"  # set by the pipeline when the credential is valid
+OPERATION_KEY = "mock.operation"  # set by `endpoint`: the scope the operation required
 
 
 @dataclass(slots=True)
@@ -42,14 +46,21 @@ def store_of(request: Request) -> Store:
     return store
 
 
-def authenticate(request: Request) -> Principal:
-    """The principal behind the request's bearer credential (an API key or an OAuth access
-    token), or 401."""
-    store = store_of(request)
-    token = bearer_token(request.headers.get("authorization"))
+def principal_for(store: Store, authorization: str | None) -> Principal:
+    """The principal behind an `Authorization` header's bearer credential (an API key or an
+    OAuth access token), or 401."""
+    token = bearer_token(authorization)
     if token.startswith(TOKEN_PREFIX):
         return principal_for_token(store.oauth, token, store.now())
     return principal_for_key(store.keys, token)
+
+
+def authenticate(request: Request) -> Principal:
+    """The request's principal: the one the pipeline resolved, or 401."""
+    principal: Principal | None = request.scope.get(PRINCIPAL_KEY)
+    if principal is None:
+        return principal_for(store_of(request), request.headers.get("authorization"))
+    return principal
 
 
 def endpoint(scope: str | None) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
@@ -60,6 +71,7 @@ def endpoint(scope: str | None) -> Callable[[Handler], Callable[[Request], Await
         async def run(request: Request) -> Response:
             principal = authenticate(request)
             require_scope(principal, scope)
+            request.scope[OPERATION_KEY] = scope or ""
             store = store_of(request)
             world = store.world(principal.account_id, principal.environment)
             region = request.scope.get(REGION_KEY) or world.account.default_region
