@@ -1,10 +1,10 @@
 """Per-request context: the authenticated caller, its world and the routed region.
 
 `endpoint(scope)` wraps a handler `async (Call) -> Response` into a Starlette endpoint that
-authenticates first (401), checks the scope (403), and then hands the handler everything the
-domain needs. The pipeline resolves the credential once, for rate limiting, and leaves the
-principal in the ASGI scope for the wrapper to reuse; the wrapper leaves the scope it required
-there for idempotent replays to check.
+authenticates first (401), checks the scope (403) and the query (422 for a repeated parameter),
+and then hands the handler everything the domain needs. The pipeline resolves the credential
+once, for rate limiting, and leaves the principal in the ASGI scope for the wrapper to reuse;
+the wrapper leaves the scope it required there for idempotent replays to check.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from starlette.responses import Response
 from mockserver.domain.auth import Principal, bearer_token, principal_for_key, require_scope
 from mockserver.domain.oauth import TOKEN_PREFIX, principal_for_token
 from mockserver.store import Store, World
+
+from .limits import refuse_repeated
 
 REGION_KEY = "mock.region"
 REQUEST_ID_KEY = "mock.request_id"
@@ -72,6 +74,8 @@ def endpoint(scope: str | None) -> Callable[[Handler], Callable[[Request], Await
             principal = authenticate(request)
             require_scope(principal, scope)
             request.scope[OPERATION_KEY] = scope or ""
+            if request.scope["query_string"]:
+                refuse_repeated(request.query_params)
             store = store_of(request)
             world = store.world(principal.account_id, principal.environment)
             region = request.scope.get(REGION_KEY) or world.account.default_region

@@ -2,10 +2,10 @@
 
 For every HTTP request it: picks the region from a `/us/v1` or `/eu/v1` prefix (and strips
 it, so one route table serves all three base URLs) or from a regional host (`hosts.py`),
-assigns the `req_` request id, adds `X-Request-Id` to the response, applies rate limits and
-idempotency keys (`traffic.py`; not to `/_mock`, which gets no rate-limit headers), and turns
-any error escaping the app into the service's envelope: an ApiError as itself, anything else as
-a logged 500 `api_error`.
+assigns the `req_` request id, adds `X-Request-Id` to the response, refuses a malformed query
+string (`limits.py`), applies rate limits and idempotency keys (`traffic.py`; not to `/_mock`,
+which gets no rate-limit headers), and turns any error escaping the app into the service's
+envelope: an ApiError as itself, anything else as a logged 500 `api_error`.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from mockserver.store import Store
 
 from .context import REGION_KEY, REQUEST_ID_KEY
 from .hosts import routed_region
+from .limits import check_query
 from .render import JSON, error_bytes
 from .traffic import Admission, Headers, Replay, Ticket, Traffic
 
@@ -39,8 +40,8 @@ def split_region(path: str) -> tuple[str | None, str]:
 
 
 class Pipeline:
-    """Region routing, request ids, rate limits, idempotency and the error envelope, fused
-    into one layer."""
+    """Region routing, request ids, request limits, rate limits, idempotency and the error
+    envelope, fused into one layer."""
 
     def __init__(self, app: ASGIApp, store: Store) -> None:
         self.app = app
@@ -80,6 +81,7 @@ class Pipeline:
             if not path.startswith(CONTROL_PLANE):
                 admission = self.traffic.admit(scope, path)
                 rate_headers = admission.headers
+            check_query(scope)
             scope[REGION_KEY] = routed_region(scope, path_region)
             if admission is not None and admission.idempotency_keys and admission.principal:
                 claim = await self.traffic.claim(
