@@ -37,7 +37,18 @@ class Call:
     principal: Principal
     world: World
     region: str
-    now: int
+    _now: int | None = None
+
+    @property
+    def now(self) -> int:
+        """The operation's time on the mock clock, read on first use. Handlers read their body
+        first, so the time is taken (and timers due by then are run) after the last await and
+        right before the domain operation: an operation never writes with a time read before
+        other requests could run."""
+        if self._now is None:
+            self.store.scheduler.run_due()
+            self._now = self.store.now()
+        return self._now
 
 
 Handler = Callable[[Call], Awaitable[Response]]
@@ -79,7 +90,7 @@ def endpoint(scope: str | None) -> Callable[[Handler], Callable[[Request], Await
             store = store_of(request)
             world = store.world(principal.account_id, principal.environment)
             region = request.scope.get(REGION_KEY) or world.account.default_region
-            call = Call(request, store, principal, world, region, store.now())
+            call = Call(request, store, principal, world, region)
             return await handler(call)
 
         return run
