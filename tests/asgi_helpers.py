@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 from starlette.types import ASGIApp, Message
@@ -45,7 +46,8 @@ async def request(
     chunks: list[bytes] | None = None,
     pause: Pause | None = None,
 ) -> Answer:
-    """Send one request; `chunks` arrive one by one, with `pause` after the first."""
+    """Send one request to `path` (decoded, as ASGI has it); `chunks` arrive one by one, with
+    `pause` after the first."""
     pending = list(chunks or [b""])
     messages: list[Message] = []
 
@@ -68,7 +70,7 @@ async def request(
         "method": method,
         "scheme": "http",
         "path": path,
-        "raw_path": path.encode(),
+        "raw_path": quote(path).encode(),
         "root_path": "",
         "query_string": query,
         "headers": [(b"host", b"mock"), *(headers or [])],
