@@ -17,6 +17,7 @@ from typing import Any
 from mockserver.clock import Clock, parse_ts
 from mockserver.config import DEFAULT_START_TIME
 from mockserver.domain.audit import AuditChain
+from mockserver.domain.idempotency import IdempotencyStore
 from mockserver.domain.models import (
     REGIONS,
     Account,
@@ -31,6 +32,7 @@ from mockserver.domain.models import (
 )
 from mockserver.domain.oauth import OAuthState
 from mockserver.domain.pagination import CursorCodec
+from mockserver.domain.ratelimit import RateLimiter
 from mockserver.ids import IdFactory
 from mockserver.scheduler import Scheduler
 
@@ -185,11 +187,13 @@ class Store:
         self.oauth = OAuthState(seed.oauth_clients, random_seed)  # codes and tokens
         self.request_ids = IdFactory(random_seed, "requests")
         self.errors: list[BaseException] = []  # unexpected errors, for test harnesses to raise
+        self.rate_limits = RateLimiter()  # `enforce` is set from Settings by the app factory
+        self.idempotency = IdempotencyStore()
         self.reset()
 
     def reset(self) -> None:
         """Back to the seed: the clock at its start, credentials as seeded, no timers, worlds
-        rebuilt on next use, fresh id streams."""
+        rebuilt on next use, fresh id streams, empty rate windows and idempotency records."""
         self.clock.reset()
         self.scheduler.clear()
         self.accounts = dict(self.seed.accounts)
@@ -198,6 +202,8 @@ class Store:
         self.export_worlds = {}
         self.oauth = OAuthState(self.seed.oauth_clients, self.random_seed)
         self.request_ids = IdFactory(self.random_seed, "requests")
+        self.rate_limits.clear()
+        self.idempotency.clear()
 
     def world(self, account_id: str, environment: str) -> World:
         """The world of (account, environment), built from the seed on first use."""

@@ -48,6 +48,7 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     if seed is None:
         seed = load_seed(settings.seed_path or default_seed_path())
     store = Store(seed, make_clock(settings), settings.random_seed, loader=load_world)
+    store.rate_limits.enforce = settings.rate_limit  # --no-rate-limit: headers, no refusals
     routes = v1_routes() + (admin_routes() if settings.admin else [])
     app = Starlette(
         routes=routes,

@@ -1,8 +1,10 @@
 """Per-request context: the authenticated caller, its world and the routed region.
 
 `endpoint(scope)` wraps a handler `async (Call) -> Response` into a Starlette endpoint that
-authenticates first (401), checks the scope (403), and then hands the handler everything the
-domain needs.
+authenticates first (401), checks the scope (403) and the query (422 for a repeated parameter),
+and then hands the handler everything the domain needs. The pipeline resolves the credential
+once, for rate limiting, and leaves the principal in the ASGI scope for the wrapper to reuse;
+the wrapper leaves the scope it required there for idempotent replays to check.
 """
 
 from __future__ import annotations
@@ -18,8 +20,12 @@ from mockserver.domain.auth import Principal, bearer_token, principal_for_key, r
 from mockserver.domain.oauth import TOKEN_PREFIX, principal_for_token
 from mockserver.store import Store, World
 
+from .limits import refuse_repeated
+
 REGION_KEY = "mock.region"
 REQUEST_ID_KEY = "mock.request_id"
+PRINCIPAL_KEY = "mock.principal"  # set by the pipeline when the credential is valid
+OPERATION_KEY = "mock.operation"  # set by `endpoint`: the scope the operation required
 
 
 @dataclass(slots=True)
@@ -31,7 +37,18 @@ class Call:
     principal: Principal
     world: World
     region: str
-    now: int
+    _now: int | None = None
+
+    @property
+    def now(self) -> int:
+        """The operation's time on the mock clock, read on first use. Handlers read their body
+        first, so the time is taken (and timers due by then are run) after the last await and
+        right before the domain operation: an operation never writes with a time read before
+        other requests could run."""
+        if self._now is None:
+            self.store.scheduler.run_due()
+            self._now = self.store.now()
+        return self._now
 
 
 Handler = Callable[[Call], Awaitable[Response]]
@@ -42,14 +59,21 @@ def store_of(request: Request) -> Store:
     return store
 
 
-def authenticate(request: Request) -> Principal:
-    """The principal behind the request's bearer credential (an API key or an OAuth access
-    token), or 401."""
-    store = store_of(request)
-    token = bearer_token(request.headers.get("authorization"))
+def principal_for(store: Store, authorization: str | None) -> Principal:
+    """The principal behind an `Authorization` header's bearer credential (an API key or an
+    OAuth access token), or 401."""
+    token = bearer_token(authorization)
     if token.startswith(TOKEN_PREFIX):
         return principal_for_token(store.oauth, token, store.now())
     return principal_for_key(store.keys, token)
+
+
+def authenticate(request: Request) -> Principal:
+    """The request's principal: the one the pipeline resolved, or 401."""
+    principal: Principal | None = request.scope.get(PRINCIPAL_KEY)
+    if principal is None:
+        return principal_for(store_of(request), request.headers.get("authorization"))
+    return principal
 
 
 def endpoint(scope: str | None) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
@@ -60,10 +84,13 @@ def endpoint(scope: str | None) -> Callable[[Handler], Callable[[Request], Await
         async def run(request: Request) -> Response:
             principal = authenticate(request)
             require_scope(principal, scope)
+            request.scope[OPERATION_KEY] = scope or ""
+            if request.scope["query_string"]:
+                refuse_repeated(request.query_params)
             store = store_of(request)
             world = store.world(principal.account_id, principal.environment)
             region = request.scope.get(REGION_KEY) or world.account.default_region
-            call = Call(request, store, principal, world, region, store.now())
+            call = Call(request, store, principal, world, region)
             return await handler(call)
 
         return run

@@ -2,15 +2,17 @@
 
 For every HTTP request it: picks the region from a `/us/v1` or `/eu/v1` prefix (and strips
 it, so one route table serves all three base URLs) or from a regional host (`hosts.py`),
-assigns the `req_` request id, adds `X-Request-Id` to the response, and turns any error
-escaping the app into the service's envelope: an ApiError as itself, anything else as a logged
-500 `api_error`.
+assigns the `req_` request id, adds `X-Request-Id` to the response, refuses a malformed query
+string (`limits.py`), applies rate limits and idempotency keys (`traffic.py`; not to `/_mock`,
+which gets no rate-limit headers), and turns any error escaping the app into the service's
+envelope: an ApiError as itself, anything else as a logged 500 `api_error`.
 """
 
 from __future__ import annotations
 
 import logging
 
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.errors import ApiError, InternalError
@@ -18,11 +20,14 @@ from mockserver.store import Store
 
 from .context import REGION_KEY, REQUEST_ID_KEY
 from .hosts import routed_region
+from .limits import check_query
 from .render import JSON, error_bytes
+from .traffic import Admission, Headers, Replay, Ticket, Traffic
 
 log = logging.getLogger("mockserver")
 
 _REGION_PREFIXES = {"/us/v1": "us", "/eu/v1": "eu"}
+CONTROL_PLANE = "/_mock"
 
 
 def split_region(path: str) -> tuple[str | None, str]:
@@ -35,11 +40,13 @@ def split_region(path: str) -> tuple[str | None, str]:
 
 
 class Pipeline:
-    """Region routing, request ids and the error envelope, fused into one layer."""
+    """Region routing, request ids, request limits, rate limits, idempotency and the error
+    envelope, fused into one layer."""
 
     def __init__(self, app: ASGIApp, store: Store) -> None:
         self.app = app
         self.store = store
+        self.traffic = Traffic(store)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -53,22 +60,46 @@ class Pipeline:
         request_id = self.store.request_ids.new("req_")
         scope[REQUEST_ID_KEY] = request_id
         id_header = (b"x-request-id", request_id.encode())
+        rate_headers: Headers = []
+        admission: Admission | None = None
+        ticket: Ticket | None = None
         started = False
 
         async def send_with_id(message: Message) -> None:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
-                message["headers"] = [*message.get("headers", []), id_header]
+                headers = [*message.get("headers", []), id_header]
+                if ticket is not None:
+                    ticket.started(message["status"], headers)
+                message["headers"] = headers + rate_headers
+            elif ticket is not None:
+                ticket.body(message)
             await send(message)
 
         try:
+            if not path.startswith(CONTROL_PLANE):
+                admission = self.traffic.admit(scope, path)
+                rate_headers = admission.headers
+            check_query(scope)
             scope[REGION_KEY] = routed_region(scope, path_region)
+            if admission is not None and admission.idempotency_keys and admission.principal:
+                claim = await self.traffic.claim(
+                    scope, receive, admission.principal, admission.idempotency_keys
+                )
+                if isinstance(claim, Replay):
+                    for message in claim.messages(rate_headers):
+                        await send(message)
+                    return
+                if claim is not None:
+                    ticket, receive = claim, claim.receive
             await self.app(scope, receive, send_with_id)
         except ApiError as error:
             if started:
                 raise
             await self._send_error(send_with_id, error, request_id)
+        except ClientDisconnect:
+            return  # the client went away mid-body: there is no one to answer
         except Exception as error:
             log.exception("unhandled error in %s %s (%s)", scope["method"], path, request_id)
             del self.store.errors[:-99]  # keep the latest 100
@@ -80,6 +111,9 @@ class Pipeline:
                 InternalError("An unexpected error occurred on the service side."),
                 request_id,
             )
+        finally:
+            if ticket is not None:
+                ticket.close()
 
     @staticmethod
     async def _send_error(send: Send, error: ApiError, request_id: str) -> None:

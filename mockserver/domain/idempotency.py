@@ -1,0 +1,156 @@
+"""Idempotency keys (api-v1.md section 4.1, DESIGN.md section 9).
+
+A POST with an `Idempotency-Key` runs at most once per (account, environment, key). The first
+request `begin`s a record, in flight until its response is known; the response is then kept
+(`complete`) or the record is dropped (`abandon`). Later requests with the key find the record:
+while it is in flight they are refused (409), and once complete they get its response again if
+their fingerprint (method, routed region, path and parsed body) is the same, 409 otherwise.
+
+Only the results of requests that executed are kept: 2xx, and the 404 and 409 an operation
+answered. 5xx and every refusal before or instead of execution (400, 401, 403, 413, 422, 429)
+are dropped, so a retry runs again. Kept results expire `RETENTION` seconds of mock time after
+they were stored; expired records are dropped from a FIFO in completion order as later requests
+arrive (amortised O(1)), and a lookup checks expiry itself, so a clock set backwards never
+serves a result older than the retention.
+
+The stored response is opaque here: the HTTP layer decides what a response is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from mockserver.errors import BadRequest, Conflict
+
+RETENTION = 24 * 3600  # seconds of mock time
+MAX_KEY_LENGTH = 255
+HEADER = "Idempotency-Key"
+
+Scope = tuple[str, str, str]  # (account, environment, key)
+
+
+def is_kept(status: int) -> bool:
+    """Whether a result is stored for replay: what executed, successfully or not."""
+    return 200 <= status < 300 or status in (404, 409)
+
+
+def check_key(key: str) -> str:
+    """The key if it is 1..255 printable ASCII characters (space included), else 400."""
+    if not key or len(key) > MAX_KEY_LENGTH:
+        raise BadRequest(
+            f"The {HEADER} header must be 1 to {MAX_KEY_LENGTH} characters long (got {len(key)}).",
+            param=HEADER,
+        )
+    if not (key.isascii() and key.isprintable()):
+        raise BadRequest(
+            f"The {HEADER} header may contain only printable ASCII characters.", param=HEADER
+        )
+    return key
+
+
+def fingerprint(method: str, region: str, path: str, body: bytes) -> bytes:
+    """A digest of what the request asks for. A JSON body is canonicalised (sorted keys, no
+    whitespace), so key order and formatting do not matter; any other body counts as bytes."""
+    try:
+        canonical = b"json:" + orjson.dumps(orjson.loads(body), option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONDecodeError:
+        canonical = b"raw:" + body
+    return hashlib.sha256(f"{method} {region} {path}\n".encode() + canonical).digest()
+
+
+@dataclass(slots=True, eq=False)
+class Record:
+    """One key's request: in flight until `response` is set by `complete`."""
+
+    fingerprint: bytes | None = None  # known once the body has been read
+    permission: str | None = None  # the scope the operation required, checked on replay
+    response: Any = None  # what the HTTP layer stored; None while in flight
+    expires_at: float = 0.0
+    generation: int = 0
+    done: bool = False
+
+
+def in_flight() -> Conflict:
+    """The refusal of a request whose key is held by a request still running."""
+    return Conflict(
+        f"A request with this {HEADER} is still being processed. Retry once it has finished.",
+        param=HEADER,
+    )
+
+
+def mismatch() -> Conflict:
+    """The refusal of a request that reuses a key for something else."""
+    return Conflict(
+        "This Idempotency-Key was already used with a different request (method, path or "
+        "body). Use a new key for a new request.",
+        param=HEADER,
+    )
+
+
+class IdempotencyStore:
+    """The records of one server, keyed by (account, environment, key)."""
+
+    __slots__ = ("_expiry", "_generation", "_records", "retention")
+
+    def __init__(self, retention: int = RETENTION) -> None:
+        self.retention = retention
+        self._records: dict[Scope, Record] = {}
+        self._expiry: deque[tuple[float, Scope, Record]] = deque()
+        self._generation = 0
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def lookup(self, scope: Scope, now: float) -> Record | None:
+        """The live record of a key (in flight or kept and unexpired), or None."""
+        self._expire(now)
+        record = self._records.get(scope)
+        if record is not None and record.done and record.expires_at <= now:
+            del self._records[scope]
+            return None
+        return record
+
+    def begin(self, scope: Scope) -> Record:
+        """Claim a key that has no live record: the request is now in flight."""
+        record = Record(generation=self._generation)
+        self._records[scope] = record
+        return record
+
+    def complete(
+        self, scope: Scope, record: Record, status: int, response: Any, now: float
+    ) -> bool:
+        """Keep the response of `record` for replay if its status says it executed, else drop
+        the record so that a retry runs again. Whether it was kept."""
+        if not is_kept(status):
+            self.abandon(scope, record)
+            return False
+        if record.generation != self._generation or self._records.get(scope) is not record:
+            return False  # the mock was reset while the request ran
+        record.response = response
+        record.expires_at = now + self.retention
+        record.done = True
+        self._expiry.append((record.expires_at, scope, record))
+        return True
+
+    def abandon(self, scope: Scope, record: Record) -> None:
+        """Drop an in-flight record (the request failed before it executed, or was cut off)."""
+        if not record.done and self._records.get(scope) is record:
+            del self._records[scope]
+
+    def clear(self) -> None:
+        """Forget every record (a reset of the mock); requests still running keep nothing."""
+        self._records.clear()
+        self._expiry.clear()
+        self._generation += 1
+
+    def _expire(self, now: float) -> None:
+        expiry = self._expiry
+        while expiry and expiry[0][0] <= now:
+            _, scope, record = expiry.popleft()
+            if self._records.get(scope) is record:
+                del self._records[scope]

@@ -1,0 +1,97 @@
+"""Sliding-window rate limits on the mock clock (DESIGN.md section 8).
+
+Each identity (an API key or OAuth token, or a client address for requests without a valid
+credential) has a window: the times of its admitted requests in the last 60 s, oldest first,
+in a deque. A request drops the entries that have left the window (each entry is dropped once,
+so the cost is amortised O(1)) and is admitted while fewer than `burst` remain. A refused
+request is not counted, so a window never holds more than `burst` entries: memory is O(burst)
+per identity, also when nothing is refused (`enforce=False`, the `--no-rate-limit` mode, where
+a request over the limit goes through uncounted and reports what a refused one would).
+
+The verdict carries what the response headers say: `remaining` = burst minus the window's
+entries after this request, `reset` = the Unix second (rounded up) at which the oldest counted
+request leaves the window, and for a refusal `retry_after` = the whole seconds (rounded up)
+until then, so `reset == now + retry_after` on a whole-second clock.
+
+Memory stays bounded: a key's window that has emptied is the same as no window, so windows are
+swept (without loss) whenever their number doubles; client addresses are an LRU of
+`ANONYMOUS_CAPACITY` windows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict, deque
+from typing import NamedTuple
+
+WINDOW = 60  # seconds
+ANONYMOUS_CAPACITY = 4096  # client addresses remembered; the least recently seen is dropped
+SWEEP_FLOOR = 1024  # credential windows are swept once there are more than this many
+ANONYMOUS_PLAN = (120, 200)  # requests without a valid credential: the sandbox plan
+
+
+class Verdict(NamedTuple):
+    """The outcome of one request against its window."""
+
+    admitted: bool
+    remaining: int
+    reset: int  # Unix seconds
+    retry_after: int  # whole seconds; 0 when admitted
+
+
+class RateLimiter:
+    """The windows of every identity of one server."""
+
+    __slots__ = ("_anonymous", "_sweep_above", "_windows", "enforce")
+
+    def __init__(self, *, enforce: bool = True) -> None:
+        self.enforce = enforce
+        self._windows: dict[str, deque[float]] = {}
+        self._anonymous: OrderedDict[str, deque[float]] = OrderedDict()
+        self._sweep_above = SWEEP_FLOOR
+
+    def hit(self, credential: str, burst: int, now: float) -> Verdict:
+        """Count a request of an API key or OAuth token against its window."""
+        window = self._windows.get(credential)
+        if window is None:
+            if len(self._windows) >= self._sweep_above:
+                self._sweep(now)
+            window = self._windows[credential] = deque()
+        return self._count(window, burst, now)
+
+    def hit_anonymous(self, address: str, now: float) -> Verdict:
+        """Count a request without a valid credential against its client address's window."""
+        window = self._anonymous.get(address)
+        if window is None:
+            window = self._anonymous[address] = deque()
+            if len(self._anonymous) > ANONYMOUS_CAPACITY:
+                self._anonymous.popitem(last=False)
+        else:
+            self._anonymous.move_to_end(address)
+        return self._count(window, ANONYMOUS_PLAN[1], now)
+
+    def clear(self) -> None:
+        """Forget every window (a reset of the mock)."""
+        self._windows.clear()
+        self._anonymous.clear()
+        self._sweep_above = SWEEP_FLOOR
+
+    def __len__(self) -> int:
+        return len(self._windows) + len(self._anonymous)
+
+    def _count(self, window: deque[float], burst: int, now: float) -> Verdict:
+        horizon = now - WINDOW
+        while window and window[0] <= horizon:
+            window.popleft()
+        if len(window) < burst:
+            window.append(now)
+            return Verdict(True, burst - len(window), math.ceil(window[0] + WINDOW), 0)
+        leaves = window[0] + WINDOW  # the oldest counted request leaves the window then
+        retry_after = max(1, math.ceil(leaves - now))
+        return Verdict(not self.enforce, 0, math.ceil(leaves), retry_after)
+
+    def _sweep(self, now: float) -> None:
+        """Drop the windows whose every entry has left; they mean the same as no window."""
+        horizon = now - WINDOW
+        self._windows = {k: w for k, w in self._windows.items() if w and w[-1] > horizon}
+        self._sweep_above = max(SWEEP_FLOOR, 2 * len(self._windows))

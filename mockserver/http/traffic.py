@@ -1,0 +1,276 @@
+"""Rate limits and idempotency keys in ASGI terms, for the pipeline to run on every request.
+
+`Traffic.admit` resolves the credential once (leaving the principal in the scope for the
+endpoint wrapper), counts the request against its window and returns the `X-RateLimit-*`
+headers, or raises 429 carrying them. A valid API key or OAuth token is limited by its own plan;
+anything else (no or a bad credential, the OAuth endpoints, export downloads, the OpenAPI
+document) by its client address with the sandbox plan.
+
+`Traffic.claim` handles a POST with an `Idempotency-Key`: it reads the body (so it can
+fingerprint it), then either refuses the request (409), answers a kept response again
+(`Replay`), or lets it run (`Ticket`), which hands the buffered body to the app and keeps the
+response it sends. The decision and the claim are made without an await between the lookup
+and the write, so concurrent requests on the one event loop cannot both run a key.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from starlette.requests import ClientDisconnect
+from starlette.types import Message, Receive, Scope
+
+from mockserver.domain import idempotency
+from mockserver.domain.auth import Principal, require_scope
+from mockserver.domain.idempotency import Record
+from mockserver.domain.ratelimit import ANONYMOUS_PLAN, Verdict
+from mockserver.errors import ApiError, BadRequest, RateLimited
+from mockserver.store import Store
+
+from .body import MAX_BODY
+from .context import OPERATION_KEY, PRINCIPAL_KEY, REGION_KEY, principal_for
+
+Headers = list[tuple[bytes, bytes]]
+StoredResponse = tuple[int, Headers, bytes]  # status, headers (X-Request-Id included), body
+
+# Routes that take no bearer credential: always limited by client address.
+_CREDENTIAL_FREE = ("/v1/oauth/", "/v1/openapi.json")
+_DOWNLOAD = ("/v1/audit_logs/export/", "/download")
+_NOT_IDEMPOTENT = "/v1/oauth/"  # the token endpoint reads a form, not JSON: keys are ignored
+REPLAYED = (b"idempotent-replayed", b"true")
+
+
+class Admission(NamedTuple):
+    """An admitted request: its rate-limit headers, its caller (None: anonymous) and the
+    values of its `Idempotency-Key` headers (POST to an operation that takes JSON only)."""
+
+    headers: Headers
+    principal: Principal | None
+    idempotency_keys: list[str]
+
+
+def _credential_free(path: str) -> bool:
+    return path.startswith(_CREDENTIAL_FREE) or (
+        path.startswith(_DOWNLOAD[0]) and path.endswith(_DOWNLOAD[1])
+    )
+
+
+def _rate_headers(limit: int, verdict: Verdict) -> Headers:
+    return [
+        (b"x-ratelimit-limit", str(limit).encode()),
+        (b"x-ratelimit-remaining", str(verdict.remaining).encode()),
+        (b"x-ratelimit-reset", str(verdict.reset).encode()),
+    ]
+
+
+def _refusal(limit: int, burst: int, verdict: Verdict) -> RateLimited:
+    return RateLimited(
+        f"Rate limit exceeded: at most {burst} requests in any 60 seconds "
+        f"(sustained rate {limit}/min). Retry after {verdict.retry_after} s.",
+        headers={
+            "X-RateLimit-Limit": str(limit),
+            "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset": str(verdict.reset),
+            "Retry-After": str(verdict.retry_after),
+        },
+    )
+
+
+class Traffic:
+    """Rate limiting and idempotency over one store."""
+
+    __slots__ = ("store",)
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def admit(self, scope: Scope, path: str) -> Admission:
+        """Count the request; raise RateLimited (with the headers) when its window is full."""
+        authorization: str | None = None
+        keys: list[str] = []
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                authorization = value.decode("latin-1")
+            elif name == b"idempotency-key":
+                keys.append(value.decode("latin-1"))
+        principal = None
+        if authorization is not None and not _credential_free(path):
+            try:
+                principal = principal_for(self.store, authorization)
+            except ApiError:
+                principal = None  # the endpoint answers 401; the address is limited meanwhile
+        now = self.store.clock.now()
+        if principal is None:
+            client = scope.get("client")
+            limit, burst = ANONYMOUS_PLAN
+            verdict = self.store.rate_limits.hit_anonymous(client[0] if client else "", now)
+        else:
+            scope[PRINCIPAL_KEY] = principal
+            limit, burst = principal.rate_limit, principal.burst
+            verdict = self.store.rate_limits.hit(principal.credential, burst, now)
+        if not verdict.admitted:
+            raise _refusal(limit, burst, verdict)
+        if not keys or scope["method"] != "POST" or path.startswith(_NOT_IDEMPOTENT):
+            keys = []
+        return Admission(_rate_headers(limit, verdict), principal, keys)
+
+    async def claim(
+        self, scope: Scope, receive: Receive, principal: Principal, keys: list[str]
+    ) -> Ticket | Replay | None:
+        """Refuse (400 for a bad key, 409), replay, or let the request run holding its key
+        (None: run it as if it had no key, because its body is over the size limit)."""
+        if len(keys) > 1:
+            raise BadRequest(
+                f"The {idempotency.HEADER} header was given more than once.",
+                param=idempotency.HEADER,
+            )
+        key = idempotency.check_key(keys[0])
+        if _declared_length(scope) > MAX_BODY:
+            return None  # the handler answers 413 without reading it
+        records = self.store.idempotency
+        scope_key = (principal.account_id, principal.environment, key)
+        record = records.lookup(scope_key, self.store.clock.now())
+        if record is not None and not record.done:
+            raise idempotency.in_flight()
+        # Claim at once when the key is free, so a retry sent while this body is still
+        # arriving is refused as in flight rather than run twice.
+        mine = records.begin(scope_key) if record is None else None
+        try:
+            body, whole = await _read_capped(receive, MAX_BODY)
+        except BaseException:
+            if mine is not None:
+                records.abandon(scope_key, mine)
+            raise
+        if not whole:  # over the size limit: the handler answers 413, nothing is kept
+            if mine is not None:
+                records.abandon(scope_key, mine)
+            return Ticket(self.store, scope, receive, body, None, scope_key)
+        account = self.store.accounts.get(principal.account_id)
+        region = scope.get(REGION_KEY) or (account.default_region if account else "")
+        fingerprint = idempotency.fingerprint(scope["method"], region, scope["path"], body)
+        if mine is None:  # the key had a kept result: look again, the body took time
+            record = records.lookup(scope_key, self.store.clock.now())
+            if record is None:
+                mine = records.begin(scope_key)
+            elif not record.done:
+                raise idempotency.in_flight()
+            elif record.fingerprint != fingerprint:
+                raise idempotency.mismatch()
+            else:
+                require_scope(principal, record.permission or None)
+                return Replay(record.response)
+        mine.fingerprint = fingerprint
+        return Ticket(self.store, scope, receive, body, mine, scope_key)
+
+
+def _declared_length(scope: Scope) -> int:
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            return int(value) if value.isdigit() else 0
+    return 0
+
+
+async def _read_capped(receive: Receive, cap: int) -> tuple[bytes, bool]:
+    """The request body, or its first bytes and False once it exceeds `cap` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            raise ClientDisconnect()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        chunks.append(chunk)
+        if size > cap:
+            return b"".join(chunks), False
+        if not message.get("more_body", False):
+            return b"".join(chunks), True
+
+
+class Replay(NamedTuple):
+    """A kept response to answer again."""
+
+    response: StoredResponse
+
+    def messages(self, rate_headers: Headers) -> tuple[Message, Message]:
+        status, headers, body = self.response
+        start = {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [*headers, *rate_headers, REPLAYED],
+        }
+        return start, {"type": "http.response.body", "body": body}
+
+
+class Ticket:
+    """A request that runs: gives the app its buffered body and keeps what it answers."""
+
+    __slots__ = (
+        "_body",
+        "_chunks",
+        "_headers",
+        "_receive",
+        "_status",
+        "record",
+        "scope",
+        "scope_key",
+        "store",
+    )
+
+    def __init__(
+        self,
+        store: Store,
+        scope: Scope,
+        receive: Receive,
+        body: bytes,
+        record: Record | None,
+        scope_key: idempotency.Scope,
+    ) -> None:
+        self.store = store
+        self.scope = scope
+        self._receive = receive
+        self._body: bytes | None = body
+        self.record = record
+        self.scope_key = scope_key
+        self._status = 0
+        self._headers: Headers = []
+        self._chunks: list[bytes] = []
+
+    async def receive(self) -> Message:
+        """The buffered body once, then whatever the connection says (a disconnect)."""
+        if self._body is not None:
+            body, self._body = self._body, None
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await self._receive()
+
+    def started(self, status: int, headers: Headers) -> None:
+        """The response begins (its headers include X-Request-Id, not the rate-limit ones)."""
+        self._status = status
+        self._headers = list(headers)
+
+    def body(self, message: Message) -> None:
+        """A body chunk; on the last one the response is kept or the key released."""
+        if self.record is None:
+            return
+        self._chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            self.finish()
+
+    def finish(self) -> None:
+        record, self.record = self.record, None
+        if record is None:
+            return
+        permission = self.scope.get(OPERATION_KEY)
+        records = self.store.idempotency
+        if permission is None:  # no operation ran (an unknown route): keep nothing
+            records.abandon(self.scope_key, record)
+            return
+        record.permission = permission
+        response: StoredResponse = (self._status, self._headers, b"".join(self._chunks))
+        records.complete(self.scope_key, record, self._status, response, self.store.clock.now())
+
+    def close(self) -> None:
+        """After the request: release the key if no response was kept."""
+        record, self.record = self.record, None
+        if record is not None:
+            self.store.idempotency.abandon(self.scope_key, record)

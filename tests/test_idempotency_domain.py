@@ -1,0 +1,126 @@
+"""Idempotency records without HTTP: claiming, keeping, expiry, fingerprints, key rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from mockserver.domain.idempotency import (
+    RETENTION,
+    IdempotencyStore,
+    check_key,
+    fingerprint,
+    is_kept,
+)
+from mockserver.errors import BadRequest
+
+T0 = 1_768_467_600.0
+K = ("acct", "sandbox", "key-1")
+
+
+@pytest.mark.parametrize(
+    ("status", "kept"),
+    [
+        (200, True),
+        (201, True),
+        (202, True),
+        (404, True),
+        (409, True),
+        (400, False),
+        (401, False),
+        (403, False),
+        (413, False),
+        (422, False),
+        (429, False),
+        (500, False),
+        (503, False),
+    ],
+)
+def test_only_executed_results_are_kept(status: int, kept: bool) -> None:
+    assert is_kept(status) is kept
+    records = IdempotencyStore()
+    record = records.begin(K)
+    assert records.complete(K, record, status, "response", T0) is kept
+    found = records.lookup(K, T0)
+    assert (found is record) is kept
+    assert found is None or (found.done and found.response == "response")
+
+
+def test_a_claimed_key_is_in_flight_until_completed_or_abandoned() -> None:
+    records = IdempotencyStore()
+    record = records.begin(K)
+    assert records.lookup(K, T0) is record
+    assert not record.done
+    records.abandon(K, record)
+    assert records.lookup(K, T0) is None
+
+
+def test_kept_results_expire_after_the_retention() -> None:
+    records = IdempotencyStore()
+    records.complete(K, records.begin(K), 201, "r", T0)
+    assert records.lookup(K, T0 + RETENTION - 1) is not None
+    assert records.lookup(K, T0 + RETENTION) is None
+    assert len(records) == 0
+
+
+def test_expiry_is_first_in_first_out_and_spares_a_reused_key() -> None:
+    records = IdempotencyStore()
+    other = ("acct", "sandbox", "key-2")
+    records.complete(K, records.begin(K), 201, "first", T0)
+    records.complete(other, records.begin(other), 201, "second", T0 + 10)
+    records.lookup(other, T0 + RETENTION)  # a lookup of any key drops the expired ones
+    assert len(records) == 1
+    again = records.begin(K)
+    records.complete(K, again, 201, "third", T0 + RETENTION)
+    records.lookup(K, T0 + RETENTION + 10)  # the second one expires; the new first stays
+    assert records.lookup(K, T0 + RETENTION + 10) is again
+
+
+def test_a_clock_set_back_never_serves_an_expired_result() -> None:
+    records = IdempotencyStore()
+    records.complete(K, records.begin(K), 201, "late", T0 + 1000)
+    records.complete(("a", "b", "c"), records.begin(("a", "b", "c")), 201, "early", T0)
+    assert records.lookup(("a", "b", "c"), T0 + RETENTION) is None
+
+
+def test_clear_orphans_requests_still_running() -> None:
+    records = IdempotencyStore()
+    record = records.begin(K)
+    records.clear()
+    assert records.complete(K, record, 201, "r", T0) is False
+    assert records.lookup(K, T0) is None
+    fresh = records.begin(K)
+    records.abandon(K, record)  # the old request finishing does not release the new claim
+    assert records.lookup(K, T0) is fresh
+
+
+def test_fingerprint_ignores_json_formatting_but_not_content() -> None:
+    one = fingerprint("POST", "us", "/v1/documents", b'{"a": 1, "b": [1, 2]}')
+    assert one == fingerprint("POST", "us", "/v1/documents", b'{"b":[1,2],\n"a":1}')
+    assert one != fingerprint("POST", "us", "/v1/documents", b'{"a": 1, "b": [2, 1]}')
+    assert one != fingerprint("POST", "eu", "/v1/documents", b'{"a": 1, "b": [1, 2]}')
+    assert one != fingerprint("POST", "us", "/v1/vaults", b'{"a": 1, "b": [1, 2]}')
+    assert one != fingerprint("POST", "us", "/v1/documents", b'{"a": 1.0, "b": [1, 2]}')
+    raw = fingerprint("POST", "us", "/v1/documents", b"{not json")
+    assert raw == fingerprint("POST", "us", "/v1/documents", b"{not json")
+    assert raw != fingerprint("POST", "us", "/v1/documents", b"{not  json")
+
+
+@pytest.mark.parametrize("key", ["k", "x" * 255, "order 42 / retry", "~!@#$%^&*()"])
+def test_valid_keys(key: str) -> None:
+    assert check_key(key) == key
+
+
+@pytest.mark.parametrize(
+    ("key", "fragment"),
+    [
+        ("", "1 to 255"),
+        ("x" * 256, "1 to 255"),
+        ("caf\xe9", "printable ASCII"),
+        ("tab\there", "printable ASCII"),
+        ("nul\x00", "printable ASCII"),
+    ],
+)
+def test_invalid_keys(key: str, fragment: str) -> None:
+    with pytest.raises(BadRequest, match=fragment) as raised:
+        check_key(key)
+    assert raised.value.param == "Idempotency-Key"
