@@ -176,6 +176,7 @@ class Store:
         self.cursors = CursorCodec(hashlib.sha256(b"cursor:" + self.secret).digest())
         self.scheduler = Scheduler(clock)
         self.listeners: list[Listener] = []
+        self.reset_hooks: list[Callable[[], None]] = []  # state kept beside the store (webhooks)
         self.loader = loader  # fills a new world from the seed
         self.export_worlds: dict[str, World] = {}  # export job id -> its world
         self.history_cache: dict[tuple[str, str], Any] = {}  # immutable seeded audit chains
@@ -188,7 +189,7 @@ class Store:
 
     def reset(self) -> None:
         """Back to the seed: the clock at its start, credentials as seeded, no timers, worlds
-        rebuilt on next use, fresh id streams."""
+        rebuilt on next use, fresh id streams; then each reset hook."""
         self.clock.reset()
         self.scheduler.clear()
         self.accounts = dict(self.seed.accounts)
@@ -197,6 +198,8 @@ class Store:
         self.export_worlds = {}
         self.oauth = OAuthState(self.seed.oauth_clients, self.random_seed)
         self.request_ids = IdFactory(self.random_seed, "requests")
+        for hook in self.reset_hooks:
+            hook()
 
     def world(self, account_id: str, environment: str) -> World:
         """The world of (account, environment), built from the seed on first use."""
