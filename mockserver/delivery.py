@@ -155,8 +155,15 @@ class DeliveryEngine:
 
     def _attempt(self, book: WebhookBook, delivery: Delivery, generation: int) -> Work | None:
         """The timer's action: start an attempt of the head of its endpoint's queue."""
+        if generation != self._generation or delivery.status != "pending" or delivery.in_flight:
+            return None
         endpoint = book.endpoints.get(delivery.endpoint_id)
-        if generation != self._generation or delivery.status != "pending" or endpoint is None:
+        if endpoint is None:  # deleted while this attempt was being cut short (see _send)
+            queue = book.queues.pop(delivery.endpoint_id, None)
+            if queue is not None:
+                queue.cancel()
+            delivery.status = "cancelled"
+            delivery.next_attempt_at = None
             return None
         queue = book.queue(delivery.endpoint_id)
         at = self.store.now()

@@ -190,7 +190,7 @@ class Journal:
         event_id: str | None = None,
         status: str | None = None,
     ) -> Iterable[Delivery]:
-        for delivery in self._by_id.values():
+        for delivery in list(self._by_id.values()):  # a snapshot: attempts may add meanwhile
             if (
                 (endpoint_id is None or delivery.endpoint_id == endpoint_id)
                 and (event_id is None or delivery.event_id == event_id)

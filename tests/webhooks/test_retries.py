@@ -9,10 +9,13 @@ from __future__ import annotations
 import json
 
 import httpx
+from starlette.applications import Starlette
 
 from mockserver.clock import format_ts as _ts
 from mockserver.domain.webhook_deliveries import RETRY_OFFSETS
+from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.receiver import HANG, HOLD, WebhookReceiver, closed_port
+from tests.conftest import auth
 from tests.test_auth import assert_envelope
 
 from .helpers import START, advance, deliveries, new_document, register, settle, t_of, verify_both
@@ -295,3 +298,34 @@ def test_wait_validation(inproc: httpx.Client) -> None:
         "idle": True,
         "in_flight": 0,
     }
+
+
+def test_an_attempt_cut_short_by_its_loop_closing_is_made_again(hooks_app: Starlette) -> None:
+    """An in-process client closing cancels the attempt running on its loop: it is not
+    recorded, and the next run of due timers (any request) makes it again, or cancels the
+    delivery if its endpoint is gone."""
+    hooks_app.state.store.reset()
+    with WebhookReceiver() as receiver:
+        receiver.respond(HOLD)  # then 200
+        with inprocess_client(hooks_app, headers=auth()) as first:
+            kept = register(first, receiver.url, ["document.created"])
+            new_document(first, "kept")
+            receiver.wait_for(1)
+        with inprocess_client(hooks_app, headers=auth()) as second:
+            settle(second)
+            [made_again] = deliveries(second)
+            assert made_again["status"] == "succeeded"
+            assert [a["status_code"] for a in made_again["attempts"]] == [200]
+            assert len(receiver.received) == 2
+            dropped = register(second, receiver.url, ["vault.created"])
+            second.delete(f"/v1/webhook_endpoints/{kept['id']}")
+        with inprocess_client(hooks_app, headers=auth()) as third:
+            receiver.respond(HOLD)
+            third.post("/v1/vaults", json={"name": "V", "region": "us"})
+            receiver.wait_for(3)
+            third.delete(f"/v1/webhook_endpoints/{dropped['id']}")
+        with inprocess_client(hooks_app, headers=auth()) as fourth:
+            settle(fourth)
+            last = deliveries(fourth, endpoint_id=dropped["id"])
+            assert [(d["status"], d["attempts"]) for d in last] == [("cancelled", [])]
+            assert len(receiver.received) == 3
