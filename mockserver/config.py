@@ -22,5 +22,6 @@ class Settings:
     admin: bool = True
     admin_token: str | None = None
     strict_webhook_urls: bool = False
+    webhook_timeout: float = 10.0  # seconds a receiver has to answer one delivery attempt
     journal_size: int = 10_000
     extra: dict[str, str] = field(default_factory=dict)

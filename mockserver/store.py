@@ -178,6 +178,7 @@ class Store:
         self.cursors = CursorCodec(hashlib.sha256(b"cursor:" + self.secret).digest())
         self.scheduler = Scheduler(clock)
         self.listeners: list[Listener] = []
+        self.reset_hooks: list[Callable[[], None]] = []  # state kept beside the store (webhooks)
         self.loader = loader  # fills a new world from the seed
         self.export_worlds: dict[str, World] = {}  # export job id -> its world
         self.history_cache: dict[tuple[str, str], Any] = {}  # immutable seeded audit chains
@@ -193,7 +194,8 @@ class Store:
 
     def reset(self) -> None:
         """Back to the seed: the clock at its start, credentials as seeded, no timers, worlds
-        rebuilt on next use, fresh id streams, empty rate windows and idempotency records."""
+        rebuilt on next use, fresh id streams, empty rate windows and idempotency records;
+        then each reset hook."""
         self.clock.reset()
         self.scheduler.clear()
         self.accounts = dict(self.seed.accounts)
@@ -204,6 +206,8 @@ class Store:
         self.request_ids = IdFactory(self.random_seed, "requests")
         self.rate_limits.clear()
         self.idempotency.clear()
+        for hook in self.reset_hooks:
+            hook()
 
     def world(self, account_id: str, environment: str) -> World:
         """The world of (account, environment), built from the seed on first use."""

@@ -74,7 +74,7 @@ async def advance_clock(request: Request, store: Store) -> Response:
             f"'seconds' must be from 0 to {TEN_YEARS} (the clock never moves back by advance).",
             param="seconds",
         )
-    ran = store.scheduler.advance(seconds)
+    ran = await store.scheduler.advance_async(seconds)  # awaits the webhook attempts it runs
     return json_response({**clock_state(store), "timers_run": ran})
 
 
@@ -89,7 +89,7 @@ async def set_clock(request: Request, store: Store) -> Response:
     if at is None:
         raise ValidationError("'at' must be an RFC 3339 timestamp.", param="at")
     if at >= store.clock.now():
-        ran = store.scheduler.run_until(at)
+        ran = await store.scheduler.run_until_async(at)
     else:
         store.clock.set(at)  # backwards: nothing runs, timers wait for the clock to return
         ran = 0

@@ -11,6 +11,7 @@ from starlette.responses import Response
 
 from mockserver.clock import Clock, FrozenClock, RealClock, parse_ts
 from mockserver.config import DEFAULT_START_TIME, Settings
+from mockserver.delivery import DeliveryEngine
 from mockserver.domain.models import SeedData
 from mockserver.domain.seeding import load_world
 from mockserver.errors import NotFound
@@ -19,6 +20,7 @@ from mockserver.seeds import load_seed
 from mockserver.store import Store
 
 from .admin_api import admin_routes
+from .admin_webhooks import admin_webhook_routes
 from .pipeline import Pipeline
 from .routes import v1_routes
 
@@ -49,7 +51,10 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
         seed = load_seed(settings.seed_path or default_seed_path())
     store = Store(seed, make_clock(settings), settings.random_seed, loader=load_world)
     store.rate_limits.enforce = settings.rate_limit  # --no-rate-limit: headers, no refusals
-    routes = v1_routes() + (admin_routes() if settings.admin else [])
+    webhooks = DeliveryEngine(
+        store, timeout=settings.webhook_timeout, strict_urls=settings.strict_webhook_urls
+    )
+    routes = v1_routes() + (admin_routes() + admin_webhook_routes() if settings.admin else [])
     app = Starlette(
         routes=routes,
         # gzip outermost: it keeps every header the pipeline adds and judges the final body.
@@ -58,7 +63,9 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
             Middleware(Pipeline, store=store),
         ],
         exception_handlers={HTTPException: unknown_route},
+        lifespan=lambda _: webhooks.running(),  # webhook HTTP client; real-clock timer ticks
     )
     app.state.store = store
+    app.state.webhooks = webhooks
     app.state.settings = settings
     return app

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import BaseRoute, Route
 
-from . import core_api, lifecycle_api, oauth_api
+from . import core_api, lifecycle_api, oauth_api, webhooks_api
 
 
 def v1_routes() -> list[BaseRoute]:
@@ -31,5 +31,10 @@ def v1_routes() -> list[BaseRoute]:
             "/v1/audit_logs/export/{export_id}/download",
             lifecycle_api.download_export,
             methods=["GET"],
+        ),
+        Route("/v1/webhook_endpoints", webhooks_api.list_endpoints, methods=["GET"]),
+        Route("/v1/webhook_endpoints", webhooks_api.create_endpoint, methods=["POST"]),
+        Route(
+            "/v1/webhook_endpoints/{endpoint_id}", webhooks_api.delete_endpoint, methods=["DELETE"]
         ),
     ]

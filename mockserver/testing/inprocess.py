@@ -41,9 +41,19 @@ class InProcessTransport(httpx.BaseTransport):
 
     def close(self) -> None:
         if self._loop.is_running():
+            # Work the app left running (a webhook attempt) is cancelled and unwinds here, as
+            # asyncio.run would do, rather than being destroyed with the loop.
+            asyncio.run_coroutine_threadsafe(_cancel_tasks(), self._loop).result(timeout=5)
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=5)
         self._loop.close()
+
+
+async def _cancel_tasks() -> None:
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def inprocess_client(app: ASGIApp, base_url: str = "http://mock", **kwargs: Any) -> httpx.Client:

@@ -2,7 +2,8 @@
 
 Tests and the pytest plugin use it to talk to the mock over a real socket. The socket is bound
 before the thread starts, so the port is known at once and never raced for. With `tls=True` it
-serves HTTPS only, with a throwaway CA whose bundle is at `ca_bundle`.
+serves HTTPS only, with a throwaway CA whose bundle is at `ca_bundle`. With `lifespan=True` the
+app's lifespan runs as under `mockserver run` (its webhook client, the real-clock ticker).
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from mockserver.transport.https_only import https_only
 class LiveServer:
     """Start with `start()`, stop with `stop()`; `base_url` is `http(s)://127.0.0.1:PORT`."""
 
-    def __init__(self, app: Starlette, host: str = "127.0.0.1", *, tls: bool = False) -> None:
+    def __init__(
+        self, app: Starlette, host: str = "127.0.0.1", *, tls: bool = False, lifespan: bool = False
+    ) -> None:
         self.app = app
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -38,7 +41,11 @@ class LiveServer:
             self.tls = make_test_certs(Path(self._tls_dir.name))
             options = https_only(self.tls.server_context())
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="off", **options
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="on" if lifespan else "off",
+            **options,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(

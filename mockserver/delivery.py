@@ -1,0 +1,261 @@
+"""The webhook delivery engine: events in, signed HTTP POSTs out, retries on the mock clock.
+
+It listens to every audit event (`Store.listeners`), queues a delivery per subscribed endpoint
+and runs each attempt as a scheduler timer whose work is the HTTP request (httpx, the only
+import of it for delivery). A write only schedules the first attempt "now" and asks the event
+loop to run due timers once the handler is done, so the attempt runs in the background and never
+delays an API response; a clock move awaits the attempts it makes due (see `scheduler`).
+
+Every attempt opens its own connection (no keep-alive pool): a receiver's idle timeout can then
+never turn into a spurious failed attempt, so a run replays the same way each time. Connection
+errors, timeouts (one deadline for the whole attempt) and non-2xx answers are all failures;
+redirects are not followed (a 3xx is a failure too). The response body is never read.
+
+One shared `httpx.AsyncClient` per event loop: the app's lifespan makes and closes the one of
+the serving loop; without a lifespan (in-process test clients, each on its own loop) one is made
+on first use in each loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import weakref
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import httpx
+
+from mockserver.domain.models import AuditEvent
+from mockserver.domain.webhook_deliveries import Attempt, Delivery, EndpointQueue, Journal
+from mockserver.domain.webhooks import (
+    SIGNATURE_HEADER,
+    WebhookBook,
+    envelope,
+    signature_header,
+)
+from mockserver.errors import Conflict, NotFound
+from mockserver.ids import IdFactory
+from mockserver.scheduler import Work
+from mockserver.store import Store, World
+
+USER_AGENT = "mockserver-webhooks/1"
+
+
+class DeliveryEngine:
+    """Endpoints per (account, environment), their queues, the journal, and the sending."""
+
+    def __init__(self, store: Store, *, timeout: float = 10.0, strict_urls: bool = False) -> None:
+        self.store = store
+        self.timeout = timeout
+        self.strict_urls = strict_urls
+        self.books: dict[tuple[str, str], WebhookBook] = {}
+        self.journal = Journal()
+        self._generation = 0  # bumped by reset: work of an older generation changes nothing
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
+        self._clients = weakref.WeakKeyDictionary()
+        store.listeners.append(self.publish)
+        store.reset_hooks.append(self.reset)
+
+    def book(self, world: World) -> WebhookBook:
+        """The endpoints and queues of a world (made on first use)."""
+        key = (world.account.id, world.environment)
+        book = self.books.get(key)
+        if book is None:
+            ids = IdFactory(self.store.random_seed, f"{key[0]}/{key[1]}/webhooks")
+            book = self.books[key] = WebhookBook(key[0], key[1], ids)
+        return book
+
+    def reset(self) -> None:
+        """Forget every endpoint, queue and delivery (the store has dropped the timers)."""
+        self._generation += 1
+        self.books.clear()
+        self.journal.clear()
+
+    # -- the event bus -------------------------------------------------------------------
+
+    def publish(self, world: World, event: AuditEvent, data: Mapping[str, Any]) -> None:
+        """A store listener: queue the event for every endpoint of the world subscribed to it."""
+        book = self.books.get((world.account.id, world.environment))
+        if book is None or not book.endpoints:
+            return
+        targets = [e for e in book.endpoints.values() if e.wants(event.type)]
+        if not targets:
+            return
+        body = envelope(event.id, event.type, event.at, data)
+        now = self.store.now()
+        for endpoint in targets:
+            delivery = Delivery(
+                id=book.ids.new("whd_"),
+                account_id=book.account_id,
+                environment=book.environment,
+                endpoint_id=endpoint.id,
+                url=endpoint.url,
+                event_id=event.id,
+                event_type=event.type,
+                body=body,
+                created_at=now,
+            )
+            self._enqueue(book, delivery, now)
+
+    def redeliver(self, delivery_id: str) -> Delivery:
+        """Queue the same event again (same id, same bytes) for the same endpoint, behind what
+        is already queued for it; 404 for an unknown delivery, 409 when the endpoint is gone."""
+        original = self.journal.get(delivery_id)
+        if original is None:
+            raise NotFound.resource("webhook delivery", delivery_id)
+        book = self.books.get((original.account_id, original.environment))
+        if book is None or original.endpoint_id not in book.endpoints:
+            raise Conflict(
+                f"Webhook endpoint {original.endpoint_id} has been deleted; "
+                "its events cannot be redelivered."
+            )
+        now = self.store.now()
+        copy = Delivery(
+            id=book.ids.new("whd_"),
+            account_id=original.account_id,
+            environment=original.environment,
+            endpoint_id=original.endpoint_id,
+            url=book.endpoints[original.endpoint_id].url,
+            event_id=original.event_id,
+            event_type=original.event_type,
+            body=original.body,
+            created_at=now,
+            redelivery_of=original.id,
+        )
+        self._enqueue(book, copy, now)
+        return copy
+
+    # -- attempts as timers --------------------------------------------------------------
+
+    def _enqueue(self, book: WebhookBook, delivery: Delivery, now: int) -> None:
+        self.journal.add(delivery)
+        if book.queue(delivery.endpoint_id).push(delivery):
+            self._schedule(book, delivery, now)
+
+    def _schedule(
+        self, book: WebhookBook, delivery: Delivery, due: int, *, run_soon: bool = True
+    ) -> None:
+        generation = self._generation
+        delivery.next_attempt_at = due
+        delivery.timer = self.store.scheduler.at(
+            due, lambda _: self._attempt(book, delivery, generation)
+        )
+        if run_soon and due <= self.store.now():
+            self._run_soon()
+
+    def _run_soon(self) -> None:
+        """Run due timers once the current handler (or timer) is done: a write never runs an
+        attempt in the middle of its own change, nor waits for one."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: the next request or clock move runs it
+            return
+        loop.call_soon(self.store.scheduler.run_due)
+
+    def _attempt(self, book: WebhookBook, delivery: Delivery, generation: int) -> Work | None:
+        """The timer's action: start an attempt of the head of its endpoint's queue."""
+        if generation != self._generation or delivery.status != "pending" or delivery.in_flight:
+            return None
+        endpoint = book.endpoints.get(delivery.endpoint_id)
+        if endpoint is None:  # deleted while this attempt was being cut short (see _send)
+            queue = book.queues.pop(delivery.endpoint_id, None)
+            if queue is not None:
+                queue.cancel()
+            delivery.status = "cancelled"
+            delivery.next_attempt_at = None
+            return None
+        queue = book.queue(delivery.endpoint_id)
+        at = self.store.now()
+        queue.begin(delivery, at)
+        signature = signature_header(endpoint.secret, at, delivery.body)
+        return self._send(book, queue, delivery, at, signature)
+
+    async def _send(
+        self, book: WebhookBook, queue: EndpointQueue, delivery: Delivery, at: int, signature: str
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        generation = self._generation
+        started = loop.time()  # real time, to report how long the receiver took
+        try:
+            status, error = await self._post(delivery.url, delivery.body, signature)
+        except asyncio.CancelledError:
+            # A reset, or the loop shutting down: an attempt cut short is not an attempt. Unless
+            # the mock was reset, the delivery is tried again at the next run of due timers.
+            delivery.in_flight = False
+            if generation == self._generation and delivery.status == "pending":
+                self._schedule(book, delivery, self.store.now(), run_soon=False)
+            raise
+        if generation != self._generation:
+            return
+        duration_ms = round((loop.time() - started) * 1000)
+        attempt = Attempt(at, status, error, duration_ms)
+        alive = delivery.endpoint_id in book.endpoints
+        following = queue.finish(delivery, attempt, alive=alive)
+        if delivery.status == "pending" and delivery.next_attempt_at is not None:
+            self._schedule(book, delivery, delivery.next_attempt_at)
+        elif following is not None:
+            self._schedule(book, following, self.store.now())
+        if not alive and not len(queue) and book.queues.get(delivery.endpoint_id) is queue:
+            del book.queues[delivery.endpoint_id]
+
+    # -- HTTP ----------------------------------------------------------------------------
+
+    def _client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.timeout),
+                limits=httpx.Limits(max_keepalive_connections=0),
+                follow_redirects=False,
+                trust_env=False,  # receivers are reached directly, never through a proxy
+            )
+            self._clients[loop] = client
+        return client
+
+    async def _post(self, url: str, body: bytes, signature: str) -> tuple[int | None, str | None]:
+        """(status code, None) for a 2xx, else (status code or None, what went wrong)."""
+        client = self._client()
+        request = client.build_request(
+            "POST",
+            url,
+            content=body,
+            headers={
+                "Content-Type": "application/json",
+                SIGNATURE_HEADER: signature,
+                "User-Agent": USER_AGENT,
+            },
+        )
+        try:
+            async with asyncio.timeout(self.timeout):
+                response = await client.send(request, stream=True)
+                await response.aclose()
+        except (TimeoutError, httpx.TimeoutException):
+            return None, f"timeout: no answer within {self.timeout:g} s"
+        except httpx.ConnectError as error:
+            return None, f"connection failed: {error or 'refused'}"
+        except httpx.HTTPError as error:
+            return None, f"{type(error).__name__}: {error or 'the connection was closed or reset'}"
+        status = response.status_code
+        if 200 <= status < 300:
+            return status, None
+        return status, f"answered {status}, not 2xx"
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """The app's lifespan: the serving loop's HTTP client, and with a real clock a ticker
+        that runs timers as they fall due, so retries happen without any request."""
+        client = self._client()
+        ticker = None
+        if self.store.clock.mode == "real":
+            ticker = asyncio.get_running_loop().create_task(self.store.scheduler.tick_forever())
+        try:
+            yield
+        finally:
+            if ticker is not None:
+                ticker.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await ticker
+            self._clients.pop(asyncio.get_running_loop(), None)
+            await client.aclose()
