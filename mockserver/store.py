@@ -185,6 +185,8 @@ class Store:
         self.oauth = OAuthState(seed.oauth_clients, random_seed)  # codes and tokens
         self.request_ids = IdFactory(random_seed, "requests")
         self.errors: list[BaseException] = []  # unexpected errors, for test harnesses to raise
+        # What else a reset must clear (request journal, scenarios): registered by the app.
+        self.reset_hooks: list[Callable[[], None]] = []
         self.reset()
 
     def reset(self) -> None:
@@ -198,6 +200,8 @@ class Store:
         self.export_worlds = {}
         self.oauth = OAuthState(self.seed.oauth_clients, self.random_seed)
         self.request_ids = IdFactory(self.random_seed, "requests")
+        for hook in self.reset_hooks:
+            hook()
 
     def world(self, account_id: str, environment: str) -> World:
         """The world of (account, environment), built from the seed on first use."""
