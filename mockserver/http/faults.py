@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.domain.auth import Principal, principal_for_key
 from mockserver.domain.oauth import TOKEN_PREFIX, principal_for_token
-from mockserver.errors import AuthenticationError
+from mockserver.errors import ApiError, AuthenticationError
 from mockserver.scenarios.engine import MISSING, ForcedLimit, RequestView, ScenarioEngine
 from mockserver.scenarios.model import ERROR_TYPES, Deprecation, Rule
 from mockserver.store import Store
@@ -94,7 +94,11 @@ class FaultLayer:
                 message["headers"] = [*message.get("headers", []), *extra]
             await send(message)
 
-        await self.app(scope, receive, send_deprecated)
+        try:
+            await self.app(scope, receive, send_deprecated)
+        except ApiError as error:  # the pipeline renders it: it renders these headers too
+            error.headers.update((k.decode(), v.decode()) for k, v in extra)
+            raise
 
     def _principal(self, token: str) -> Principal | None:
         """The credential's principal, or None when the app will answer 401 anyway."""

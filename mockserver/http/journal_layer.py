@@ -28,7 +28,7 @@ class JournalLayer:
         if scope["type"] != "http" or scope["path"].startswith("/_mock"):
             await self.app(scope, receive, send)
             return
-        headers = list(scope.get("headers", []))
+        headers = tuple(map(tuple, scope.get("headers", ())))
         entry = self.journal.open(
             self.store.clock.now(),
             scope["method"],
@@ -52,7 +52,7 @@ class JournalLayer:
         async def recording_send(message: Message) -> None:
             if message["type"] == "http.response.start":
                 entry.status = message["status"]
-                entry.response_headers = list(message.get("headers", []))
+                entry.response_headers = tuple(map(tuple, message.get("headers", ())))
             elif message["type"] == "http.response.body":
                 entry.add_response_body(message.get("body", b""))
             await send(message)

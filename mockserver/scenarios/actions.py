@@ -223,7 +223,7 @@ class Applier:
         found = find_document(self.store, args["document"], args.get("key"))
         if found is None:
             raise NotFound.resource("document", args["document"])
-        documents.set_legal_hold(found[0], found[1], args.get("on", True), now)
+        documents.set_legal_hold(found[0], found[1], args.get("hold", True), now)
 
     def _revoke_key(self, args: dict[str, Any], now: int) -> None:
         self.store.keys[args["key"]].revoked = True

@@ -61,8 +61,8 @@ _ACTION = _obj(
     {
         "legal_hold": _obj(
             ["document"],
-            {"document": {"type": "string", "minLength": 1}, "on": {"type": "boolean"}},
-            description="place (or with on: false release) a legal hold",
+            {"document": {"type": "string", "minLength": 1}, "hold": {"type": "boolean"}},
+            description="place (or with hold: false release) a legal hold",
         ),
         "revoke_key": _obj(["key"], {"key": _KEY}, description="revoke an API key (then 401)"),
         "add_vault": _obj(
