@@ -354,3 +354,11 @@ def test_rule_answers_are_journaled_with_the_rule(both: httpx.Client) -> None:
         ("/v1/whoami", 200, None),
         ("/v1/vaults", 500, "r"),
     ]
+
+
+def test_an_oversized_body_never_matches_and_gets_its_413(both: httpx.Client) -> None:
+    load(both, rule("{method: POST, body: {title: big}}"))
+    big = b'{"title": "big", "pad": "' + b"x" * (1024 * 1024) + b'"}'
+    response = both.post("/v1/documents", content=big)
+    assert_envelope(response, 413, "bad_request")
+    assert both.post("/v1/documents", json={"title": "big"}).status_code == 503

@@ -33,6 +33,7 @@ from mockserver.scenarios.engine import MISSING, ForcedLimit, RequestView, Scena
 from mockserver.scenarios.model import ERROR_TYPES, Deprecation, Rule
 from mockserver.store import Store
 
+from .body import MAX_BODY
 from .context import REQUEST_ID_KEY
 from .journal_layer import RULE_KEY
 from .render import JSON, envelope_bytes
@@ -122,22 +123,27 @@ def _query(scope: Scope) -> dict[str, str]:
     return dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
 
 
-def _json(raw: bytes) -> Any:
+def _json(raw: bytes | None) -> Any:
+    if raw is None or not raw.strip():
+        return MISSING
     try:
-        return orjson.loads(raw) if raw.strip() else MISSING
+        return orjson.loads(raw)
     except orjson.JSONDecodeError:
         return MISSING
 
 
-async def _buffer(receive: Receive) -> tuple[bytes, Receive]:
-    """Read the whole request body, and a receive that hands it to the app again."""
+async def _buffer(receive: Receive) -> tuple[bytes | None, Receive]:
+    """Read the request body (None past MAX_BODY: too big to match, and the app refuses it
+    with 413), and a receive that hands what was read to the app, then the rest."""
     chunks: list[bytes] = []
+    size = 0
     more = True
-    while more:
+    while more and size <= MAX_BODY:
         message = await receive()
         if message["type"] != "http.request":
             break
         chunks.append(message.get("body", b""))
+        size += len(chunks[-1])
         more = message.get("more_body", False)
     raw = b"".join(chunks)
     replayed = False
@@ -146,10 +152,10 @@ async def _buffer(receive: Receive) -> tuple[bytes, Receive]:
         nonlocal replayed
         if not replayed:
             replayed = True
-            return {"type": "http.request", "body": raw, "more_body": False}
+            return {"type": "http.request", "body": raw, "more_body": more}
         return await receive()
 
-    return raw, replay
+    return (None if more else raw), replay
 
 
 def _deprecation_headers(item: Deprecation | None) -> Headers:

@@ -123,16 +123,8 @@ class ScenarioEngine:
         self._rearm()
         return loaded
 
-    def load_named(self, name: str) -> Loaded:
-        """Load a shipped scenario by name (`legal_hold`), from the scenarios folder."""
-        from .loader import load_scenario
-
-        path = self.path_of(name)
-        if path is None:
-            raise ScenarioError(name, 1, f"no scenario named '{name}'; have: {self.available()}")
-        return self.load(load_scenario(path))
-
     def path_of(self, name: str) -> Path | None:
+        """The shipped scenario called `name` (`legal_hold`), if there is one."""
         if self.scenarios_dir is None or not name or "/" in name or name.startswith("."):
             return None
         for suffix in (".yaml", ".yml"):
