@@ -155,7 +155,7 @@ async def _buffer(receive: Receive) -> tuple[bytes | None, Receive]:
             return {"type": "http.request", "body": raw, "more_body": more}
         return await receive()
 
-    return (None if more else raw), replay
+    return (None if more or size > MAX_BODY else raw), replay
 
 
 def _deprecation_headers(item: Deprecation | None) -> Headers:
