@@ -1,4 +1,4 @@
-"""The `mockserver` command: run, validate, seed generate.
+"""The `mockserver` command: run, validate, replay, schema, seed generate.
 
 Load-time errors (a bad seed or scenario) are reported as `file:line: message` and mapped to
 their exit status here, in one place.
@@ -50,6 +50,15 @@ def _parser() -> argparse.ArgumentParser:
 
     validate = commands.add_parser("validate", help="check seed and scenario files")
     validate.add_argument("files", type=Path, nargs="+")
+
+    replay = commands.add_parser("replay", help="run a scenario's steps on a fresh server")
+    replay.add_argument("file", type=Path)
+    replay.add_argument("--seed", type=Path, help="seed file (default: the packaged one)")
+    replay.add_argument("--random-seed", type=int, default=DEFAULT_RANDOM_SEED)
+    replay.add_argument("--start-time", help="RFC 3339 start of the frozen clock")
+
+    schema = commands.add_parser("schema", help="print a JSON Schema (scenario)")
+    schema.add_argument("kind", choices=("scenario",))
 
     seed = commands.add_parser("seed", help="seed data tools")
     seed_commands = seed.add_subparsers(dest="seed_command", required=True)
@@ -134,17 +143,17 @@ def _print_banner(args: argparse.Namespace, tls: TlsFiles | None) -> None:
 
 
 def _validate(files: Sequence[Path]) -> int:
-    from mockserver.seeds import load_seed
+    from mockserver.scenario_cli import validate_file
 
     status = 0
     for path in files:
         try:
-            load_seed(path)
+            kind = validate_file(path)
         except LoadError as error:
             print(error, file=sys.stderr)
             status = error.exit_code
         else:
-            print(f"{path}: ok")
+            print(f"{path}: ok ({kind})")
     return status
 
 
@@ -162,6 +171,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args)
         if args.command == "validate":
             return _validate(args.files)
+        if args.command in ("replay", "schema"):
+            from mockserver import scenario_cli
+
+            if args.command == "schema":
+                return scenario_cli.print_schema(args.kind)
+            return scenario_cli.replay(
+                args.file, seed=args.seed, random_seed=args.random_seed, start_time=args.start_time
+            )
         return _generate(args)
     except LoadError as error:
         print(error, file=sys.stderr)

@@ -29,6 +29,9 @@ class Clock:
         """Back to where the clock started (a reset of the whole mock does this)."""
         raise NotImplementedError
 
+    def freeze(self) -> None:
+        """Stop the clock where it is until the next reset (a scenario's `clock: freeze`)."""
+
 
 class RealClock(Clock):
     """Wall-clock time shifted by an offset, so tests can still jump ahead."""
@@ -38,6 +41,7 @@ class RealClock(Clock):
     def __init__(self) -> None:
         self._offset = 0.0
         self._initial_offset = 0.0
+        self._frozen_at: float | None = None
 
     def start_at(self, at: float) -> None:
         """Run from `at` onwards; a reset comes back to this offset."""
@@ -45,16 +49,28 @@ class RealClock(Clock):
         self._initial_offset = self._offset
 
     def now(self) -> float:
+        if self._frozen_at is not None:
+            return self._frozen_at
         return time.time() + self._offset  # noqa: TID251  # wall-clock ok: this is the clock
 
     def advance(self, seconds: float) -> None:
+        if self._frozen_at is not None:
+            self._frozen_at += seconds
         self._offset += seconds
 
     def set(self, at: float) -> None:
+        if self._frozen_at is not None:
+            self._frozen_at = at
         self._offset = at - time.time()  # noqa: TID251  # wall-clock ok: this is the clock
 
     def reset(self) -> None:
         self._offset = self._initial_offset
+        self._frozen_at = None
+        self.mode = "real"
+
+    def freeze(self) -> None:
+        self._frozen_at = self.now()
+        self.mode = "frozen"
 
 
 class FrozenClock(Clock):

@@ -25,21 +25,15 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.constructor import ConstructorError
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import Node, ScalarNode, SequenceNode
 
 from mockserver.domain.models import SeedData
 from mockserver.errors import SeedError
 from mockserver.seed_builder import build_seed
 from mockserver.seed_validation import Invalid, PathT
-
-try:
-    from yaml import CSafeLoader as _BaseLoader
-except ImportError:  # PyYAML built without libyaml: same results, slower
-    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+from mockserver.yaml_lines import StrictLoader, line_of, yaml_error, yaml_load
 
 _RUN_TAG = "!mockserver/json-run"
-_MERGE_TAG = "tag:yaml.org,2002:merge"
 _JSON_ITEM = re.compile(r"( *)- +(\{.*\}) *")
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # JSON joins escaped pairs, YAML does not
 # A quoted key this long is past YAML's 1024-character limit on implicit keys.
@@ -96,24 +90,7 @@ class _Parsed:
 
     def line_of(self, path: PathT) -> int:
         """1-based line of the node at `path`, or of its nearest ancestor that exists."""
-        node = yaml.compose(self.yaml_text, Loader=_Loader)
-        line = 0 if node is None else node.start_mark.line
-        for part in path:
-            if isinstance(node, MappingNode) and isinstance(part, str):
-                pair = next((p for p in node.value if _key_text(p[0]) == part), None)
-                if pair is None:
-                    break
-                line, node = pair[0].start_mark.line, pair[1]
-            elif isinstance(node, SequenceNode) and isinstance(part, int):
-                found = self._item(node, part)
-                if isinstance(found, int):  # inside a JSON run: one line per item
-                    return found + 1
-                if found is None:
-                    break
-                line, node = found.start_mark.line, found
-            else:
-                break
-        return line + 1
+        return line_of(self.yaml_text, path, self._item)
 
     def _item(self, node: SequenceNode, index: int) -> Node | int | None:
         """The index-th item of a sequence whose runs stand for run_sizes[N] items each."""
@@ -130,39 +107,8 @@ class _Parsed:
         return None
 
 
-def _key_text(node: Node) -> str | None:
-    return node.value if isinstance(node, ScalarNode) else None
-
-
-class _Loader(_BaseLoader):
-    """Safe loading that rejects duplicate keys, which PyYAML would silently overwrite."""
-
-    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
-        pairs = list(node.value)  # flatten_mapping (merge keys) edits node.value in place
-        mapping = super().construct_mapping(node, deep)
-        if len(mapping) != len(pairs):  # duplicates, or a `<<` merge: check own keys only
-            seen: set[Any] = set()
-            for key_node, _ in pairs:
-                if key_node.tag == _MERGE_TAG:
-                    continue
-                key = self.construct_object(key_node, deep=deep)
-                if key in seen:
-                    raise ConstructorError(
-                        None, None, f"duplicate key '{key}'", key_node.start_mark
-                    )
-                seen.add(key)
-        return mapping
-
-    def construct_yaml_timestamp(self, node: ScalarNode) -> Any:
-        """A timestamp YAML recognises but datetime rejects (2025-02-30) is an error with a line."""
-        try:
-            return super().construct_yaml_timestamp(node)
-        except ValueError as exc:
-            problem = f"invalid timestamp '{node.value}': {exc}"
-            raise ConstructorError(None, None, problem, node.start_mark) from None
-
-
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
+class _Loader(StrictLoader):
+    """The strict loader; a class of its own so the skeleton loader's tag stays private."""
 
 
 class _Run:
@@ -200,9 +146,9 @@ def _parse(text: str, source: str) -> _Parsed:
             if parsed is not None:
                 return parsed
     try:
-        return _Parsed(_yaml_load(text, _Loader), text, [])
+        return _Parsed(yaml_load(text, _Loader), text, [])
     except yaml.YAMLError as exc:
-        raise _yaml_error(exc, text, source) from None
+        raise yaml_error(exc, text, source, SeedError) from None
 
 
 def _load_skeleton(skeleton: str, runs: list[list[Any]]) -> _Parsed | None:
@@ -313,29 +259,3 @@ def _not_json(_text: str) -> Any:
 _DECODER = json.JSONDecoder(
     object_pairs_hook=_unique_pairs, parse_float=_not_json, parse_constant=_not_json
 )
-
-
-def _yaml_load(text: str, loader_class: type[_Loader]) -> Any:
-    loader = loader_class(text)
-    try:
-        return loader.get_single_data()
-    finally:
-        loader.dispose()
-
-
-def _yaml_error(exc: yaml.YAMLError, text: str, source: str) -> SeedError:
-    """A YAML syntax (or duplicate key) error as a SeedError at the line of its mark."""
-    if isinstance(exc, yaml.MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
-        problem = exc.problem or "syntax error"
-        if isinstance(exc, ConstructorError):
-            return SeedError(source, line, problem)
-        context = f"{exc.context}, " if exc.context else ""
-        return SeedError(source, line, f"invalid YAML: {context}{problem}")
-    position = getattr(exc, "position", None)
-    line = text.count("\n", 0, position) + 1 if isinstance(position, int) else 1
-    character, reason = getattr(exc, "character", None), getattr(exc, "reason", exc)
-    if isinstance(character, int):
-        reason = f"unacceptable character #x{character:04x}: {reason}"
-    return SeedError(source, line, f"invalid YAML: {reason}")

@@ -25,15 +25,22 @@ def record(world: World, doc: Document, type: str, actor: str, at: int) -> None:
 
 
 def create(
-    world: World, region: str, body: Mapping[str, Any], limits: Limits, actor: str, now: int
+    world: World,
+    region: str,
+    body: Mapping[str, Any],
+    limits: Limits,
+    actor: str,
+    now: int,
+    *,
+    new_id: str | None = None,
 ) -> Document:
-    """A new draft, version 1, in a vault of the routed region."""
+    """A new draft, version 1, in a vault of the routed region; `new_id` fixes the id."""
     title = v.string(v.required(body, "title"), "title", max_len=limits.title_max)
     vault_id = v.string(v.required(body, "vault_id"), "vault_id", max_len=255)
     raw_metadata = body.get("metadata")
     metadata = {} if raw_metadata is None else v.metadata(raw_metadata, limits)
     vault = vaults.get(world, region, vault_id, param="vault_id")
-    doc_id = world.ids.new("doc_")
+    doc_id = new_id or world.ids.new("doc_")
     digest = world.ids.sha256(doc_id)
     doc = Document(
         id=doc_id,

@@ -14,9 +14,17 @@ from .models import REGIONS, Limits, Member, Vault
 
 
 def create(
-    world: World, region: str, body: Mapping[str, Any], limits: Limits, actor: str, now: int
+    world: World,
+    region: str,
+    body: Mapping[str, Any],
+    limits: Limits,
+    actor: str,
+    now: int,
+    *,
+    new_id: str | None = None,
 ) -> Vault:
-    """A new vault in `region`; its creator is the owner and listed members join as members."""
+    """A new vault in `region`; its creator is the owner and listed members join as members.
+    `new_id` fixes the id (scenarios name the objects they add)."""
     name = v.string(v.required(body, "name"), "name", max_len=limits.name_max)
     requested = v.choice(v.required(body, "region"), "region", REGIONS)
     if requested != region:
@@ -35,7 +43,11 @@ def create(
                 seen.add(address)
                 members.append(Member(email=address, role="member"))
     vault = Vault(
-        id=world.ids.new("vault_"), name=name, region=region, created_at=now, members=members
+        id=new_id or world.ids.new("vault_"),
+        name=name,
+        region=region,
+        created_at=now,
+        members=members,
     )
     world.add_vault(vault)
     world.record(region, "vault.created", actor, now, vault.id, (), views.vault_created(vault))

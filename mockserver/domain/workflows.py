@@ -89,9 +89,16 @@ def _complete(world: World, workflow: Workflow, doc: Document, actor: str, at: i
 
 
 def create(
-    world: World, region: str, body: Mapping[str, Any], limits: Limits, actor: str, now: int
+    world: World,
+    region: str,
+    body: Mapping[str, Any],
+    limits: Limits,
+    actor: str,
+    now: int,
+    *,
+    new_id: str | None = None,
 ) -> Workflow:
-    """Start approval of a draft document, which moves to in_review."""
+    """Start approval of a draft document, which moves to in_review; `new_id` fixes the id."""
     document_id = v.string(v.required(body, "document_id"), "document_id", max_len=255)
     steps = _steps(v.required(body, "steps"), limits)
     doc = documents.get(world, region, document_id, param="document_id")
@@ -105,7 +112,7 @@ def create(
             f"Document {doc.id} is {doc.status}; only draft documents can enter a workflow."
         )
     workflow = Workflow(
-        id=world.ids.new("wf_"),
+        id=new_id or world.ids.new("wf_"),
         document_id=doc.id,
         region=region,
         status="in_progress",

@@ -12,17 +12,24 @@ from starlette.responses import Response
 from mockserver.clock import Clock, FrozenClock, RealClock, parse_ts
 from mockserver.config import DEFAULT_START_TIME, Settings
 from mockserver.delivery import DeliveryEngine
+from mockserver.domain.accounts import AccountFactory
 from mockserver.domain.models import SeedData
 from mockserver.domain.seeding import load_world
 from mockserver.errors import NotFound
-from mockserver.resources import default_seed_path
+from mockserver.journal import Journal
+from mockserver.resources import data_dir, default_seed_path
+from mockserver.scenarios.engine import ScenarioEngine
+from mockserver.scenarios.loader import load_scenario
 from mockserver.seeds import load_seed
 from mockserver.store import Store
 
 from .admin_api import admin_routes
 from .admin_webhooks import admin_webhook_routes
+from .faults import FaultLayer
+from .journal_layer import JournalLayer
 from .pipeline import Pipeline
 from .routes import v1_routes
+from .scenario_api import scenario_routes
 
 # Below this a response goes as it is: gzip would gain little on small bodies and cost CPU.
 # Level 6 (zlib's default) rather than Starlette's 9, which costs far more for a few percent.
@@ -54,13 +61,24 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     webhooks = DeliveryEngine(
         store, timeout=settings.webhook_timeout, strict_urls=settings.strict_webhook_urls
     )
-    routes = v1_routes() + (admin_routes() + admin_webhook_routes() if settings.admin else [])
+    engine = ScenarioEngine(store, data_dir("scenarios"))
+    for path in settings.scenario_paths:  # a bad one raises ScenarioError before serving
+        named = engine.path_of(str(path)) if not path.exists() else None
+        engine.load(load_scenario(named or path))
+    journal = Journal(settings.journal_size)
+    store.reset_hooks.append(journal.clear)
+    admin = admin_routes() + admin_webhook_routes() + scenario_routes()
+    routes = v1_routes() + (admin if settings.admin else [])
+    # gzip outermost: it keeps every header the pipeline adds and judges the final body. The
+    # journal sees what the client sent and got (before gzip); faults run inside the pipeline.
+    journaling = [Middleware(JournalLayer, store=store, journal=journal)] if settings.admin else []
     app = Starlette(
         routes=routes,
-        # gzip outermost: it keeps every header the pipeline adds and judges the final body.
         middleware=[
             Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
+            *journaling,
             Middleware(Pipeline, store=store),
+            Middleware(FaultLayer, store=store, engine=engine),
         ],
         exception_handlers={HTTPException: unknown_route},
         lifespan=lambda _: webhooks.running(),  # webhook HTTP client; real-clock timer ticks
@@ -68,4 +86,7 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     app.state.store = store
     app.state.webhooks = webhooks
     app.state.settings = settings
+    app.state.scenarios = engine
+    app.state.journal = journal
+    app.state.accounts = AccountFactory(store)
     return app

@@ -30,3 +30,13 @@ def error_body(error: ApiError, request_id: str) -> dict[str, Any]:
 
 def error_bytes(error: ApiError, request_id: str) -> bytes:
     return orjson.dumps(error_body(error, request_id))
+
+
+def envelope_bytes(type: str, message: str, param: str | None, request_id: str) -> bytes:
+    """The error envelope for a type and status that no ApiError class stands for (errors
+    injected by scenario rules), in exactly the shape `error_body` gives."""
+    inner: dict[str, Any] = {"type": type, "message": message}
+    if param is not None:
+        inner["param"] = param
+    inner["request_id"] = request_id
+    return orjson.dumps({"error": inner})

@@ -112,7 +112,8 @@ class MockServer:
         """Load a scenario by name (from the shipped scenarios) or from a YAML file."""
         path = Path(name_or_path)
         if path.suffix in (".yaml", ".yml") and path.exists():
-            return self._call("POST", "/_mock/scenarios", json={"yaml": path.read_text()})
+            body = {"yaml": path.read_text(), "source": str(path)}  # errors name the file
+            return self._call("POST", "/_mock/scenarios", json=body)
         return self._call("POST", "/_mock/scenarios", json={"name": str(name_or_path)})
 
     def requests(self, **filters: Any) -> list[dict[str, Any]]:

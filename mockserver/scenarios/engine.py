@@ -1,0 +1,320 @@
+"""The loaded scenarios of one server and the decisions they make.
+
+The HTTP layer asks three questions per API request: is this credential in a forced 429 burst
+(`forced_rate_limit`), does a rule answer this request (`decide`), and is the route deprecated
+(`deprecation_for`). The webhook delivery engine asks one per attempt (`webhook_fault`). All
+four are plain calls on plain values, so they can be wired into any layer and tested alone.
+
+Loading checks every setup and timeline action before anything changes, then moves the clock,
+applies the setup, arms rules, faults and deprecations and schedules the timeline on the mock
+clock. `unload_all` disarms everything (state changes already applied stay); a reset of the
+store forgets it all.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mockserver.clock import format_ts
+from mockserver.errors import ScenarioError
+from mockserver.scheduler import Timer
+from mockserver.store import Store
+
+from .actions import Applier, Checker, WebhookSetup
+from .matching import contains, map_matches
+from .model import Deprecation, Rule, Scenario, TimelineEntry, WebhookFault
+
+log = logging.getLogger("mockserver")
+
+MISSING: Any = object()  # a request without a (JSON) body
+
+
+@dataclass(frozen=True, slots=True)
+class RequestView:
+    """What rules match on: the path is without its regional prefix, header names lower-case."""
+
+    method: str
+    path: str
+    query: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict)
+    key: str | None = None  # the bearer credential, if any
+    body: Any = MISSING
+
+
+@dataclass(frozen=True, slots=True)
+class ForcedLimit:
+    """A forced 429: the window counts as full until `reset_at` (Unix seconds)."""
+
+    rule: str
+    reset_at: int
+    retry_after: int  # whole seconds, at least 1
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """What the delivery engine must do to one attempt.
+
+    fail: answer as if the receiver returned `status`; timeout: as if it did not answer within
+    the delivery timeout; duplicate: deliver this attempt twice (same event id); delay: hold
+    the attempt back `delay_seconds` of mock time, then deliver it.
+    """
+
+    kind: str
+    rule: str
+    status: int = 500
+    delay_seconds: int = 0
+
+
+@dataclass(slots=True)
+class Loaded:
+    scenario: Scenario
+    loaded_at: int
+    timers: list[Timer] = field(default_factory=list)
+    done: list[bool] = field(default_factory=list)  # per timeline entry
+
+
+class ScenarioEngine:
+    """Every loaded scenario of one store, in load order."""
+
+    def __init__(self, store: Store, scenarios_dir: Path | None = None) -> None:
+        self.store = store
+        self.scenarios_dir = scenarios_dir
+        self.loaded: list[Loaded] = []
+        self.rules: list[Rule] = []
+        self.bursts: list[Rule] = []
+        self.faults: list[WebhookFault] = []
+        self.deprecations: list[Deprecation] = []
+        self.pending_webhooks: list[dict[str, Any]] = []
+        self.timeline_errors: list[str] = []
+        self.webhook_setup: WebhookSetup | None = None  # wired by the webhooks feature
+        self.active = False  # anything armed: the HTTP layer skips everything when not
+        self.needs_body = False  # some rule matches on the request body
+        store.reset_hooks.append(self._forget)
+
+    # -- loading -------------------------------------------------------------------------
+
+    def load(self, scenario: Scenario) -> Loaded:
+        """Check, then apply a scenario; ScenarioError (with its line) before any change."""
+        names = frozenset(item.name for item in _armed(scenario))
+        checker = Checker(self.store, scenario, names)
+        checker.check(scenario.setup)
+        for entry in scenario.timeline:
+            checker.check(entry.actions)
+        self._unload(scenario.name)  # loading a name again replaces it
+        self._move_clock(scenario)
+        loaded = Loaded(scenario, self.store.now())
+        applier = self._applier(scenario)
+        for action in scenario.setup:
+            applier.apply(action)
+        for item in _armed(scenario):
+            item.scenario = scenario.name
+        self.loaded.append(loaded)
+        for index, entry in enumerate(scenario.timeline):
+            loaded.done.append(False)
+            due = entry.when if entry.when is not None else loaded.loaded_at + (entry.after or 0)
+            loaded.timers.append(
+                self.store.scheduler.at(due, self._timeline_action(loaded, index, entry))
+            )
+        self._rearm()
+        return loaded
+
+    def path_of(self, name: str) -> Path | None:
+        """The shipped scenario called `name` (`legal_hold`), if there is one."""
+        if self.scenarios_dir is None or not name or "/" in name or name.startswith("."):
+            return None
+        for suffix in (".yaml", ".yml"):
+            path = self.scenarios_dir / f"{name}{suffix}"
+            if path.is_file():
+                return path
+        return None
+
+    def available(self) -> list[str]:
+        if self.scenarios_dir is None or not self.scenarios_dir.is_dir():
+            return []
+        return sorted(p.stem for p in self.scenarios_dir.glob("*.y*ml"))
+
+    def _move_clock(self, scenario: Scenario) -> None:
+        spec, clock, scheduler = scenario.clock, self.store.clock, self.store.scheduler
+        if spec.freeze:
+            clock.freeze()
+        if spec.set is not None:
+            if spec.set >= clock.now():
+                scheduler.run_until(spec.set)
+            else:
+                clock.set(spec.set)
+        if spec.advance:
+            scheduler.advance(spec.advance)
+
+    def _applier(self, scenario: Scenario) -> Applier:
+        def toggle(name: str, on: bool) -> None:
+            for item in _armed(scenario):
+                if item.name == name:
+                    item.enabled = on
+            self._rearm()
+
+        return Applier(self.store, scenario, toggle, self.webhook_setup, self.pending_webhooks)
+
+    def _timeline_action(self, loaded: Loaded, index: int, entry: TimelineEntry) -> Any:
+        def run(due: int) -> None:
+            applier = self._applier(loaded.scenario)
+            try:
+                for action in entry.actions:
+                    applier.apply(action)
+            except ScenarioError as error:
+                message = f"{error} (timeline, at {format_ts(due)})"
+                log.warning("scenario %s: %s", loaded.scenario.name, message)
+                self.timeline_errors.append(message)
+            loaded.done[index] = True
+
+        return run
+
+    def _unload(self, name: str) -> None:
+        for loaded in [item for item in self.loaded if item.scenario.name == name]:
+            for timer in loaded.timers:
+                timer.cancel()
+            self.loaded.remove(loaded)
+        self._rearm()
+
+    def unload_all(self) -> int:
+        """Disarm every scenario (cancel timelines); what they changed stays. The number."""
+        count = len(self.loaded)
+        for loaded in list(self.loaded):
+            self._unload(loaded.scenario.name)
+        return count
+
+    def _forget(self) -> None:
+        """After a store reset: the scheduler is already empty, the clock back at its start."""
+        self.loaded.clear()
+        self.pending_webhooks.clear()
+        self.timeline_errors.clear()
+        self._rearm()
+
+    def _rearm(self) -> None:
+        """Rebuild the flat lists the per-request questions walk."""
+        scenarios = [loaded.scenario for loaded in self.loaded]
+        every_rule = [rule for s in scenarios for rule in s.rules if rule.enabled]
+        self.rules = [rule for rule in every_rule if rule.respond.burst_seconds is None]
+        self.bursts = [rule for rule in every_rule if rule.respond.burst_seconds is not None]
+        self.faults = [fault for s in scenarios for fault in s.webhooks if fault.enabled]
+        self.deprecations = [d for s in scenarios for d in s.deprecations if d.enabled]
+        self.active = bool(self.rules or self.bursts or self.deprecations)
+        self.needs_body = any(rule.match.has_body for rule in self.rules)
+
+    # -- the questions -------------------------------------------------------------------
+
+    def decide(self, request: RequestView) -> Rule | None:
+        """The rule that answers this request, if any. Every matching rule counts it, so
+        `nth` and `times` of one rule never depend on another rule."""
+        chosen: Rule | None = None
+        for rule in self.rules:
+            if _matches(rule, request) and rule.should_fire() and chosen is None:
+                chosen = rule
+        return chosen
+
+    def forced_rate_limit(self, identity: str, method: str, path: str) -> ForcedLimit | None:
+        """Whether this credential's window counts as full now. A burst starts at the rule's
+        nth matching request and refuses matching requests for `seconds` of mock time (at
+        most `times` of them), then is spent."""
+        now = self.store.now()
+        request = RequestView(method, path, key=identity)
+        for rule in self.bursts:
+            if not _matches(rule, request):
+                continue
+            seconds = rule.respond.burst_seconds or 0
+            if rule.burst_end is None:
+                rule.seen += 1
+                if rule.seen < (rule.match.nth or 1):
+                    continue
+                rule.burst_end = now + seconds
+            elif now >= rule.burst_end:
+                continue
+            elif rule.match.times is not None and rule.fired >= rule.match.times:
+                continue
+            rule.fired += 1
+            return ForcedLimit(rule.name, rule.burst_end, max(1, rule.burst_end - now))
+        return None
+
+    def webhook_fault(self, endpoint_id: str, event_type: str, attempt: int) -> Fault | None:
+        """The fault to inject into attempt number `attempt` (1-based) of delivering an event
+        of `event_type` to endpoint `endpoint_id`, or None to deliver it normally."""
+        for fault in self.faults:
+            if fault.endpoint is not None and fault.endpoint != endpoint_id:
+                continue
+            if fault.event is not None and not fnmatch.fnmatchcase(event_type, fault.event):
+                continue
+            if fault.first is not None and attempt > fault.first:
+                continue
+            if fault.attempts is not None and attempt not in fault.attempts:
+                continue
+            return Fault(fault.kind, fault.name, fault.status, fault.delay_seconds)
+        return None
+
+    def deprecation_for(self, method: str, path: str) -> Deprecation | None:
+        for item in self.deprecations:
+            if (item.method is None or item.method == method) and item.path.matches(path):
+                return item
+        return None
+
+    # -- reporting -----------------------------------------------------------------------
+
+    def summary(self) -> dict[str, Any]:
+        """What `GET /_mock/scenarios` shows."""
+        return {
+            "object": "list",
+            "data": [_describe(loaded) for loaded in self.loaded],
+            "available": self.available(),
+            "timeline_errors": list(self.timeline_errors),
+            "pending_webhook_endpoints": list(self.pending_webhooks),
+        }
+
+
+def _armed(scenario: Scenario) -> list[Rule | WebhookFault | Deprecation]:
+    """Everything of a scenario that has a name and can be turned on and off."""
+    return [*scenario.rules, *scenario.webhooks, *scenario.deprecations]
+
+
+def _matches(rule: Rule, request: RequestView) -> bool:
+    match = rule.match
+    if match.methods is not None and request.method not in match.methods:
+        return False
+    if match.path is not None and not match.path.matches(request.path):
+        return False
+    if match.keys is not None and request.key not in match.keys:
+        return False
+    if match.headers and not map_matches(match.headers, request.headers):
+        return False
+    if match.query and not map_matches(match.query, request.query):
+        return False
+    return not match.has_body or (
+        request.body is not MISSING and contains(request.body, match.body)
+    )
+
+
+def _describe(loaded: Loaded) -> dict[str, Any]:
+    scenario = loaded.scenario
+    return {
+        "name": scenario.name,
+        "description": scenario.description,
+        "source": scenario.source,
+        "loaded_at": format_ts(loaded.loaded_at),
+        "rules": [
+            {"name": r.name, "enabled": r.enabled, "matched": r.seen, "fired": r.fired}
+            for r in scenario.rules
+        ],
+        "webhooks": [
+            {"name": f.name, "enabled": f.enabled, "fault": f.kind} for f in scenario.webhooks
+        ],
+        "deprecations": [
+            {"name": d.name, "enabled": d.enabled, "path": d.path.text}
+            for d in scenario.deprecations
+        ],
+        "timeline": [
+            {"due": format_ts(t.due), "done": done}
+            for t, done in zip(loaded.timers, loaded.done, strict=True)
+        ],
+    }

@@ -1,0 +1,401 @@
+"""Scenario files: YAML text -> JSON Schema -> the checks a schema cannot say -> `Scenario`.
+
+Every problem is a `ScenarioError` reported as `file:line: path: message`. The line comes from
+the same node walk the seed loader uses (`mockserver.yaml_lines`): jsonschema names the
+offending node by its path, and the path is looked up in the composed YAML.
+
+Scenario YAML is read with YAML 1.2's booleans (only true/false; `on`, `yes`, `no` stay
+strings, so `on:` can be a field) and with timestamps kept as the text written, so the schema
+sees strings and every time is parsed in one place (`parse_ts`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+from jsonschema.exceptions import ValidationError as SchemaError
+
+from mockserver.clock import parse_ts
+from mockserver.errors import ScenarioError
+from mockserver.yaml_lines import PathT, StrictLoader, yaml_error, yaml_load
+
+from .matching import PathPattern, PatternError
+from .model import (
+    ERROR_TYPES,
+    Action,
+    ClockSpec,
+    Deprecation,
+    ErrorSpec,
+    Match,
+    Respond,
+    Rule,
+    Scenario,
+    Step,
+    TimelineEntry,
+    WebhookFault,
+)
+from .schema import SCENARIO_SCHEMA
+
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_SEED_KEYS = re.compile(r"(?m)^(accounts|reference_time|limits)\s*:")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+STEP_KINDS = ("request", "advance", "set_clock", "wait_for_deliveries")
+SETUP_ONLY = frozenset({"enable", "disable"})  # ... are timeline-only: nothing to toggle yet
+_VALIDATOR = jsonschema.Draft202012Validator(SCENARIO_SCHEMA)
+_TYPE_WORDS = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+class _Loader(StrictLoader):
+    """YAML 1.2 booleans, timestamps as strings."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [r for r in resolvers if r[0] != _BOOL_TAG]
+    for first, resolvers in StrictLoader.yaml_implicit_resolvers.items()
+}
+
+
+_Loader.add_implicit_resolver(
+    _BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_Loader.add_constructor(_TIMESTAMP_TAG, lambda loader, node: loader.construct_scalar(node))  # type: ignore[arg-type]
+
+
+def looks_like_seed(text: str) -> bool:
+    """A seed has top-level `accounts:` (or `reference_time:`, `limits:`); a scenario never."""
+    return _SEED_KEYS.search(text) is not None
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Read and check a scenario file; ScenarioError names the file and line of the problem."""
+    source = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ScenarioError(source, 1, f"cannot read scenario file: {exc.strerror or exc}") from exc
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ScenarioError(source, line, "not valid UTF-8") from exc
+    return load_scenario_text(text, source)
+
+
+def load_scenario_text(text: str, source: str) -> Scenario:
+    """Parse and check scenario YAML; `source` names it in errors (a file, or `<inline>`)."""
+    try:
+        value = yaml_load(text, _Loader)
+    except yaml.YAMLError as exc:
+        raise yaml_error(exc, text, source, ScenarioError) from None
+    if value is None:
+        raise ScenarioError(source, 1, "scenario file is empty")
+    if not isinstance(value, dict):
+        raise ScenarioError(source, 1, "the top level must be a mapping")
+    scenario = Scenario(name=str(value.get("name", "")), source=source, text=text)
+    errors = list(_VALIDATOR.iter_errors(value))
+    if errors:
+        found = [(_where(error), error) for error in errors]
+        path, error = min(found, key=lambda item: (scenario.line_of(item[0]), -len(item[0])))
+        raise scenario.error(path, _message(error))
+    _Builder(scenario, value).build()
+    return scenario
+
+
+def _where(error: SchemaError) -> PathT:
+    """The node to report: for an unknown field, the field itself rather than its mapping."""
+    path: PathT = tuple(error.absolute_path)
+    schema: Any = error.schema
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = schema.get("properties", {})
+        unknown = [key for key in error.instance if key not in known]
+        if unknown:
+            return (*path, str(unknown[0]))
+    return path
+
+
+def _message(error: SchemaError) -> str:
+    """jsonschema's complaint in QA's words."""
+    schema: Any = error.schema if isinstance(error.schema, dict) else {}
+    kind: Any = error.validator
+    expected: Any = error.validator_value
+    instance: Any = error.instance
+    if kind in ("pattern", "oneOf", "minProperties", "maxProperties") and "x-error" in schema:
+        return str(schema["x-error"])
+    if kind == "required":
+        missing = [name for name in expected if name not in instance]
+        return f"missing required field '{missing[0]}'"
+    if kind == "additionalProperties":
+        known = list(schema.get("properties", {}))
+        unknown = next(str(key) for key in instance if key not in known)
+        close = difflib.get_close_matches(unknown, known, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else f"; known: {', '.join(known)}"
+        return f"unknown field '{unknown}'{hint}"
+    if kind == "type":
+        types = [expected] if isinstance(expected, str) else list(expected)
+        return "must be " + " or ".join(_TYPE_WORDS.get(t, t) for t in types)
+    if kind == "enum":
+        return "must be one of: " + ", ".join(str(choice) for choice in expected)
+    if kind == "const":
+        return f"must be {expected}"
+    if kind == "minimum":
+        return f"must be at least {expected}"
+    if kind == "maximum":
+        return f"must be at most {expected}"
+    if kind == "minItems":
+        return f"must have at least {expected} item{'s' if expected != 1 else ''}"
+    if kind == "minLength":
+        return "must not be empty"
+    return str(error.message)
+
+
+class _Builder:
+    """The checks past the schema, building the typed scenario as it goes."""
+
+    def __init__(self, scenario: Scenario, value: dict[str, Any]) -> None:
+        self.scenario = scenario
+        self.value = value
+        self.names: dict[str, PathT] = {}
+
+    def fail(self, path: PathT, message: str) -> ScenarioError:
+        return self.scenario.error(path, message)
+
+    def build(self) -> None:
+        s, value = self.scenario, self.value
+        s.description = value.get("description", "")
+        s.key = value.get("key", s.key)
+        s.clock = self._clock(value.get("clock", {}))
+        s.setup = [self._action(a, ("setup", i)) for i, a in enumerate(value.get("setup", []))]
+        s.rules = [self._rule(r, ("rules", i)) for i, r in enumerate(value.get("rules", []))]
+        s.webhooks = [
+            self._fault(f, ("webhooks", i)) for i, f in enumerate(value.get("webhooks", []))
+        ]
+        s.deprecations = [
+            self._deprecation(d, ("deprecations", i))
+            for i, d in enumerate(value.get("deprecations", []))
+        ]
+        s.timeline = [
+            self._timeline(t, ("timeline", i)) for i, t in enumerate(value.get("timeline", []))
+        ]
+        self._steps(value.get("steps", []))
+
+    def _time(self, raw: str, path: PathT) -> int:
+        try:
+            return int(parse_ts(raw))
+        except (ValueError, OverflowError):
+            raise self.fail(path, f"'{raw}' is not an RFC 3339 timestamp") from None
+
+    def _name(self, name: str, path: PathT) -> str:
+        if name in self.names:
+            first = self.scenario.line_of(self.names[name])
+            raise self.fail(path, f"the name '{name}' is already used on line {first}")
+        self.names[name] = path
+        return name
+
+    def _pattern(self, text: str, path: PathT) -> PathPattern:
+        try:
+            return PathPattern(text)
+        except PatternError as exc:
+            raise self.fail(path, str(exc)) from None
+
+    def _clock(self, raw: dict[str, Any]) -> ClockSpec:
+        at = raw.get("set")
+        return ClockSpec(
+            freeze=raw.get("freeze", False),
+            set=None if at is None else self._time(at, ("clock", "set")),
+            advance=raw.get("advance", 0),
+        )
+
+    def _action(self, raw: dict[str, Any], path: PathT, *, timeline: bool = False) -> Action:
+        kind, args = next(iter(raw.items()))
+        if kind in SETUP_ONLY and not timeline:
+            raise self.fail((*path, kind), f"'{kind}' is a timeline action")
+        return Action(kind, args if isinstance(args, dict) else {"name": args}, (*path, kind))
+
+    def _rule(self, raw: dict[str, Any], path: PathT) -> Rule:
+        name = self._name(raw["name"], (*path, "name"))
+        match = self._match(raw.get("match", {}), (*path, "match"))
+        respond = self._respond(raw["respond"], (*path, "respond"))
+        if respond.burst_seconds is not None:
+            for field in ("headers", "query", "body"):
+                if field in raw.get("match", {}):
+                    raise self.fail(
+                        (*path, "match", field),
+                        f"a rate_limit_burst rule matches on method, path and key only, "
+                        f"not {field}",
+                    )
+        return Rule(name, match, respond, path, enabled=raw.get("enabled", True))
+
+    def _match(self, raw: dict[str, Any], path: PathT) -> Match:
+        methods = raw.get("method")
+        keys = raw.get("key")
+        return Match(
+            methods=None
+            if methods is None
+            else frozenset([methods] if isinstance(methods, str) else methods),
+            path=None if "path" not in raw else self._pattern(raw["path"], (*path, "path")),
+            keys=None if keys is None else frozenset([keys] if isinstance(keys, str) else keys),
+            headers={k.lower(): v for k, v in raw.get("headers", {}).items()},
+            query=dict(raw.get("query", {})),
+            body=raw.get("body"),
+            has_body="body" in raw,
+            nth=raw.get("nth"),
+            times=raw.get("times"),
+        )
+
+    def _respond(self, raw: dict[str, Any], path: PathT) -> Respond:
+        burst = raw.get("rate_limit_burst")
+        if burst is not None:
+            extra = next((field for field in raw if field != "rate_limit_burst"), None)
+            if extra is not None:
+                raise self.fail(
+                    (*path, extra),
+                    "rate_limit_burst answers the 429 itself: it takes no other field",
+                )
+            return Respond(burst_seconds=burst["seconds"])
+        status: Any = raw.get("status")
+        if status is None and any(field in raw for field in ("error", "body", "headers")):
+            raise self.fail(
+                path, "missing required field 'status' (needed with error, body or headers)"
+            )
+        if "error" in raw and "body" in raw:
+            raise self.fail((*path, "body"), "give either error or body, not both")
+        error = raw.get("error")
+        if error is not None and status < 400:
+            raise self.fail((*path, "status"), "an error response needs a status of 400 or more")
+        return Respond(
+            status=status,
+            error=None
+            if error is None
+            else ErrorSpec(
+                error.get("type") or _default_type(status), error["message"], error.get("param")
+            ),
+            headers=dict(raw.get("headers", {})),
+            body=raw.get("body"),
+            has_body="body" in raw,
+            delay_ms=raw.get("delay_ms", 0),
+        )
+
+    def _fault(self, raw: dict[str, Any], path: PathT) -> WebhookFault:
+        name = self._name(raw["name"], (*path, "name"))
+        kind = raw["fault"]
+        if "status" in raw and kind != "fail":
+            raise self.fail((*path, "status"), "status applies to the fail fault only")
+        if kind == "delay" and "delay_seconds" not in raw:
+            raise self.fail(path, "a delay fault needs delay_seconds")
+        if "delay_seconds" in raw and kind != "delay":
+            raise self.fail((*path, "delay_seconds"), "delay_seconds applies to delay only")
+        if kind == "fail" and not 400 <= raw.get("status", 500) <= 599:
+            raise self.fail((*path, "status"), "a failed delivery answers 400 to 599")
+        attempts = raw.get("attempts")
+        event = raw.get("event")
+        return WebhookFault(
+            name=name,
+            kind=kind,
+            at=path,
+            enabled=raw.get("enabled", True),
+            endpoint=raw.get("endpoint"),
+            event=None if event in (None, "*") else event,
+            first=attempts if isinstance(attempts, int) else None,
+            attempts=frozenset(attempts) if isinstance(attempts, list) else None,
+            status=raw.get("status", 500),
+            delay_seconds=raw.get("delay_seconds", 0),
+        )
+
+    def _deprecation(self, raw: dict[str, Any], path: PathT) -> Deprecation:
+        index = path[-1]
+        name = self._name(raw.get("name", f"deprecation-{index}"), (*path, "name"))
+        deprecation = self._time(raw["deprecation"], (*path, "deprecation"))
+        sunset = self._time(raw["sunset"], (*path, "sunset"))
+        if sunset < deprecation:
+            raise self.fail(
+                (*path, "sunset"),
+                f"sunset ({raw['sunset']}) is earlier than deprecation ({raw['deprecation']})",
+            )
+        return Deprecation(
+            name=name,
+            path=self._pattern(raw["path"], (*path, "path")),
+            deprecation=deprecation,
+            sunset=sunset,
+            at=path,
+            method=raw.get("method"),
+            link=raw.get("link"),
+            enabled=raw.get("enabled", True),
+        )
+
+    def _timeline(self, raw: dict[str, Any], path: PathT) -> TimelineEntry:
+        if ("after" in raw) == ("at" in raw):
+            raise self.fail(path, "give exactly one of after (seconds) or at (a timestamp)")
+        actions = [
+            self._action(a, (*path, "do", i), timeline=True) for i, a in enumerate(raw["do"])
+        ]
+        for action in actions:
+            if action.kind in SETUP_ONLY and action.args["name"] not in self.names:
+                raise self.fail(
+                    action.at,
+                    f"no rule, webhook fault or deprecation named '{action.args['name']}'",
+                )
+        return TimelineEntry(
+            actions=actions,
+            at=path,
+            after=raw.get("after"),
+            when=None if "at" not in raw else self._time(raw["at"], (*path, "at")),
+        )
+
+    def _steps(self, raw: list[dict[str, Any]]) -> None:
+        defined: set[str] = set()
+        for i, item in enumerate(raw):
+            path: PathT = ("steps", i)
+            kinds = [kind for kind in STEP_KINDS if kind in item]
+            if len(kinds) != 1:
+                raise self.fail(
+                    path,
+                    "a step needs exactly one of "
+                    + ", ".join(STEP_KINDS)
+                    + (f" (found {', '.join(kinds)})" if kinds else ""),
+                )
+            kind = kinds[0]
+            for extra in ("expect", "capture"):
+                if extra in item and kind != "request":
+                    raise self.fail((*path, extra), f"{extra} goes with a request step")
+            if kind == "set_clock":
+                self._time(item["set_clock"], (*path, "set_clock"))
+            for used, where in _variables(item, path):
+                if used not in defined:
+                    raise self.fail(
+                        where, f"variable '${{{used}}}' is not captured by an earlier step"
+                    )
+            defined.update(item.get("capture", {}))
+            self.scenario.steps.append(Step(kind, item, path, item.get("name")))
+
+
+def _default_type(status: int) -> str:
+    return ERROR_TYPES.get(status, "api_error" if status >= 500 else "bad_request")
+
+
+def _variables(value: Any, path: PathT) -> list[tuple[str, PathT]]:
+    """Every `${name}` used in the strings of a step, with where it is."""
+    found: list[tuple[str, PathT]] = []
+    if isinstance(value, str):
+        found.extend((name, path) for name in _VARIABLE.findall(value))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key != "capture":
+                found.extend(_variables(item, (*path, key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.extend(_variables(item, (*path, index)))
+    return found

@@ -1,0 +1,177 @@
+"""A loaded scenario as typed objects: what the loader builds and the engine runs.
+
+Every part keeps `at`, its path in the file, so a problem found later (a setup action that
+names a missing document, a timeline action that fails) is still reported at its line. Rules
+carry their own counters: counting is per rule, so two rules never disturb each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mockserver.errors import ScenarioError
+from mockserver.yaml_lines import PathT, line_of
+
+from .matching import PathPattern
+
+# The error type of an injected status when the rule names none (api-v1.md section 7).
+ERROR_TYPES = {
+    400: "bad_request",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found",
+    409: "conflict",
+    413: "bad_request",
+    422: "validation_error",
+    429: "rate_limit_error",
+}
+
+
+@dataclass(slots=True)
+class Action:
+    """One setup or timeline action: `kind` is its only key in the file, `args` its fields."""
+
+    kind: str
+    args: dict[str, Any]
+    at: PathT
+
+
+@dataclass(slots=True)
+class Match:
+    methods: frozenset[str] | None = None
+    path: PathPattern | None = None
+    keys: frozenset[str] | None = None
+    headers: dict[str, str] = field(default_factory=dict)  # lower-case names
+    query: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    has_body: bool = False
+    nth: int | None = None  # fire from this match on (1-based); None: from the first
+    times: int | None = None  # fire this many times; None: once with nth, else always
+
+
+@dataclass(slots=True)
+class ErrorSpec:
+    type: str
+    message: str
+    param: str | None = None
+
+
+@dataclass(slots=True)
+class Respond:
+    status: int | None = None  # None with a delay: delay, then let the real handler answer
+    error: ErrorSpec | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    has_body: bool = False
+    delay_ms: int = 0
+    burst_seconds: int | None = None
+
+
+@dataclass(slots=True)
+class Rule:
+    name: str
+    match: Match
+    respond: Respond
+    at: PathT
+    enabled: bool = True
+    scenario: str = ""
+    seen: int = 0  # requests that matched
+    fired: int = 0  # requests this rule answered
+    burst_end: int | None = None  # a burst rule's end, once started
+
+    def should_fire(self) -> bool:
+        """Count one more matching request; True if this one is the rule's to answer."""
+        self.seen += 1
+        nth, limit = self.match.nth, self.match.times
+        if self.seen < (nth or 1):
+            return False
+        if limit is None and nth is not None:
+            limit = 1  # `nth: 3` alone means the third request only
+        if limit is not None and self.fired >= limit:
+            return False
+        self.fired += 1
+        return True
+
+
+@dataclass(slots=True)
+class WebhookFault:
+    name: str
+    kind: str  # fail | timeout | duplicate | delay
+    at: PathT
+    enabled: bool = True
+    scenario: str = ""
+    endpoint: str | None = None
+    event: str | None = None  # None or "*": any event type
+    first: int | None = None  # the first N attempts
+    attempts: frozenset[int] | None = None  # exactly these attempt numbers
+    status: int = 500  # what a `fail` answers
+    delay_seconds: int = 0  # how long a `delay` holds the attempt back
+
+
+@dataclass(slots=True)
+class Deprecation:
+    name: str
+    path: PathPattern
+    deprecation: int  # Unix seconds
+    sunset: int
+    at: PathT
+    method: str | None = None
+    link: str | None = None
+    enabled: bool = True
+    scenario: str = ""
+
+
+@dataclass(slots=True)
+class TimelineEntry:
+    actions: list[Action]
+    at: PathT
+    after: int | None = None  # seconds after loading
+    when: int | None = None  # absolute Unix seconds
+
+
+@dataclass(slots=True)
+class Step:
+    kind: str  # request | advance | set_clock | wait_for_deliveries
+    data: dict[str, Any]
+    at: PathT
+    name: str | None = None
+
+
+@dataclass(slots=True)
+class ClockSpec:
+    freeze: bool = False
+    set: int | None = None
+    advance: int = 0
+
+
+@dataclass(slots=True)
+class Scenario:
+    name: str
+    source: str
+    text: str
+    description: str = ""
+    key: str = "sk_test_mock_full"
+    clock: ClockSpec = field(default_factory=ClockSpec)
+    setup: list[Action] = field(default_factory=list)
+    rules: list[Rule] = field(default_factory=list)
+    webhooks: list[WebhookFault] = field(default_factory=list)
+    deprecations: list[Deprecation] = field(default_factory=list)
+    timeline: list[TimelineEntry] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+
+    def line_of(self, path: PathT) -> int:
+        return line_of(self.text, path)
+
+    def error(self, path: PathT, message: str) -> ScenarioError:
+        """A ScenarioError at the line of `path`, its message prefixed with the path."""
+        where = render_path(path)
+        return ScenarioError(self.source, self.line_of(path), f"{where}: {message}")
+
+
+def render_path(path: PathT) -> str:
+    """`("rules", 0, "match")` -> `rules[0].match`."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else part
+    return out

@@ -1,0 +1,191 @@
+"""`mockserver replay`: run a scenario's steps and say, one line each, what happened.
+
+The runner talks HTTP through any httpx client (the CLI gives it one wired in-process to a
+fresh app with a frozen clock, which is what makes replays identical run after run). Steps run
+in order and a failed step does not stop the run, so one replay shows every problem; a step
+that uses a variable a failed step should have captured fails too. The last line is exactly
+`N passed, N failed`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from .matching import ANY, first_difference
+from .model import Scenario, Step
+
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_WHOLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}\Z")
+DELIVERY_STEP = 60  # seconds of mock time between looks at the deliveries journal
+
+
+class _Undefined(Exception):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"variable '${{{name}}}' was not captured (an earlier step failed)")
+
+
+class Runner:
+    """Runs the steps of one scenario against `client` (rooted at the server, not `/v1`)."""
+
+    def __init__(self, client: httpx.Client, scenario: Scenario) -> None:
+        self.client = client
+        self.scenario = scenario
+        self.variables: dict[str, Any] = {}
+
+    def run(self, out: Callable[[str], None]) -> bool:
+        """Print a line per step and the totals; True when every step passed."""
+        passed = failed = 0
+        for number, step in enumerate(self.scenario.steps, 1):
+            try:
+                label, problem = getattr(self, f"_{step.kind}")(step)
+            except _Undefined as error:
+                label, problem = step.kind, str(error)
+            if step.name:
+                label = f"{step.name}: {label}"
+            if problem is None:
+                passed += 1
+                out(f"ok   {number:>3}  {label}")
+            else:
+                failed += 1
+                out(f"FAIL {number:>3}  {label}: {problem}")
+        out(f"{passed} passed, {failed} failed")
+        return failed == 0
+
+    # -- variables -------------------------------------------------------------------------
+
+    def _fill(self, value: Any) -> Any:
+        """Substitute `${name}`: a string that is only a variable takes the captured value
+        as it is (a number stays a number); inside text it is written as text."""
+        if isinstance(value, str):
+            whole = _WHOLE.match(value)
+            if whole:
+                return self._get(whole[1])
+            return _VARIABLE.sub(lambda m: str(self._get(m[1])), value)
+        if isinstance(value, dict):
+            return {key: self._fill(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self._fill(item) for item in value]
+        return value
+
+    def _get(self, name: str) -> Any:
+        if name not in self.variables:
+            raise _Undefined(name)
+        return self.variables[name]
+
+    # -- steps -----------------------------------------------------------------------------
+
+    def _request(self, step: Step) -> tuple[str, str | None]:
+        spec = step.data["request"]
+        method, path = spec["method"], str(self._fill(spec["path"]))
+        headers = {k: str(v) for k, v in self._fill(spec.get("headers", {})).items()}
+        key = self._fill(spec.get("key", self.scenario.key))
+        if key is not None:
+            headers.setdefault("Authorization", f"Bearer {key}")
+        options: dict[str, Any] = {"headers": headers}
+        if "query" in spec:
+            options["params"] = self._fill(spec["query"])
+        if "body" in spec:
+            options["json"] = self._fill(spec["body"])
+        response = self.client.request(method, path, **options)
+        label = f"{method} {path} -> {response.status_code}"
+        problem = self._check(step.data.get("expect", {}), response)
+        if problem is None:
+            problem = self._capture(step.data.get("capture", {}), response)
+        return label, problem
+
+    def _check(self, expect: dict[str, Any], response: httpx.Response) -> str | None:
+        expect = self._fill(expect)
+        status = expect.get("status")
+        if status is not None and response.status_code != status:
+            return f"expected status {status}{_error_hint(response)}"
+        for name, value in expect.get("headers", {}).items():
+            got = response.headers.get(name)
+            if value is None:
+                if got is not None:
+                    return f"header {name} is '{got}', expected none"
+                continue
+            if got is None:
+                return f"header {name} is missing"
+            if value != ANY and got != value:
+                return f"header {name} is '{got}', expected '{value}'"
+        if "body" in expect:
+            body = _json(response)
+            return first_difference(body, expect["body"])
+        return None
+
+    def _capture(self, capture: dict[str, str], response: httpx.Response) -> str | None:
+        for name, source in capture.items():
+            if source == "status":
+                self.variables[name] = response.status_code
+            elif source.startswith("headers."):
+                value = response.headers.get(source.removeprefix("headers."))
+                if value is None:
+                    return f"cannot capture {name}: no header {source.removeprefix('headers.')}"
+                self.variables[name] = value
+            else:
+                value = _json(response)
+                for part in source.split(".")[1:]:
+                    if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+                        value = value[int(part)]
+                    elif isinstance(value, dict) and part in value:
+                        value = value[part]
+                    else:
+                        return f"cannot capture {name}: the response has no {source}"
+                self.variables[name] = value
+        return None
+
+    def _advance(self, step: Step) -> tuple[str, str | None]:
+        seconds = step.data["advance"]
+        response = self.client.post("/_mock/clock/advance", json={"seconds": seconds})
+        label = f"advance {seconds} s"
+        if response.status_code != 200:
+            return label, f"the clock did not move ({response.status_code})"
+        return f"{label} -> {response.json()['now']}", None
+
+    def _set_clock(self, step: Step) -> tuple[str, str | None]:
+        at = step.data["set_clock"]
+        response = self.client.post("/_mock/clock/set", json={"at": at})
+        if response.status_code != 200:
+            return f"set clock {at}", f"the clock was not set ({response.status_code})"
+        return f"set clock -> {response.json()['now']}", None
+
+    def _wait_for_deliveries(self, step: Step) -> tuple[str, str | None]:
+        """Move the clock in DELIVERY_STEP strides, up to `within` seconds, until the
+        deliveries journal holds `count` matching attempts."""
+        spec = self._fill(step.data["wait_for_deliveries"])
+        count, within = spec["count"], spec.get("within", 0)
+        params = {name: spec[name] for name in ("endpoint", "event") if name in spec}
+        label = f"wait for {count} deliveries" + "".join(f" {k}={v}" for k, v in params.items())
+        waited = 0
+        while True:
+            response = self.client.get("/_mock/webhooks/deliveries", params=params)
+            if response.status_code != 200:
+                return label, f"no deliveries journal on this server ({response.status_code})"
+            seen = len(response.json().get("data", []))
+            if seen >= count:
+                return f"{label} -> {seen} after {waited} s", None
+            if waited >= within:
+                return label, f"{seen} after {waited} s"
+            stride = min(DELIVERY_STEP, within - waited)
+            self.client.post("/_mock/clock/advance", json={"seconds": stride})
+            waited += stride
+
+
+def _json(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return response.text
+
+
+def _error_hint(response: httpx.Response) -> str:
+    """The error type and message of an error answer, to make a wrong status explainable."""
+    body = _json(response)
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        error = body["error"]
+        return f" ({error.get('type')}: {error.get('message')})"
+    return ""
