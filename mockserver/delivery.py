@@ -21,11 +21,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import weakref
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from mockserver.domain import webhooks
+from mockserver.domain.audit import SYSTEM
 from mockserver.domain.models import AuditEvent
 from mockserver.domain.webhook_deliveries import Attempt, Delivery, EndpointQueue, Journal
 from mockserver.domain.webhooks import (
@@ -38,6 +40,12 @@ from mockserver.errors import Conflict, NotFound
 from mockserver.ids import IdFactory
 from mockserver.scheduler import Work
 from mockserver.store import Store, World
+
+if TYPE_CHECKING:
+    from mockserver.scenarios.engine import Fault
+
+# A scenario's webhook faults: (endpoint id, event type, attempt number) -> the fault, or None.
+FaultHook = Callable[[str, str, int], "Fault | None"]
 
 USER_AGENT = "mockserver-webhooks/1"
 
@@ -52,6 +60,8 @@ class DeliveryEngine:
         self.books: dict[tuple[str, str], WebhookBook] = {}
         self.journal = Journal()
         self._generation = 0  # bumped by reset: work of an older generation changes nothing
+        self.fault_hook: FaultHook | None = None  # set when scenarios are wired in
+        self._delayed: set[tuple[str, int]] = set()  # (delivery, attempt) already held back
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
         self._clients = weakref.WeakKeyDictionary()
         store.listeners.append(self.publish)
@@ -71,6 +81,7 @@ class DeliveryEngine:
         self._generation += 1
         self.books.clear()
         self.journal.clear()
+        self._delayed.clear()
 
     # -- the event bus -------------------------------------------------------------------
 
@@ -153,6 +164,30 @@ class DeliveryEngine:
             return
         loop.call_soon(self.store.scheduler.run_due)
 
+    def scenario_endpoint(self, world: World, spec: dict[str, Any], now: int) -> None:
+        """A scenario's `add_webhook_endpoint`: the real create, with the scenario's id."""
+        webhooks.create(
+            world,
+            self.book(world),
+            spec,
+            SYSTEM,
+            now,
+            strict=self.strict_urls,
+            new_id=spec.get("id"),
+        )
+
+    def _fault(self, delivery: Delivery) -> Fault | None:
+        """The scenario fault for the delivery's next attempt (a delay applies once)."""
+        if self.fault_hook is None:
+            return None
+        number = len(delivery.attempts) + 1
+        fault = self.fault_hook(delivery.endpoint_id, delivery.event_type, number)
+        if fault is not None and fault.kind == "delay":
+            if (delivery.id, number) in self._delayed:
+                return None
+            self._delayed.add((delivery.id, number))
+        return fault
+
     def _attempt(self, book: WebhookBook, delivery: Delivery, generation: int) -> Work | None:
         """The timer's action: start an attempt of the head of its endpoint's queue."""
         if generation != self._generation or delivery.status != "pending" or delivery.in_flight:
@@ -167,18 +202,44 @@ class DeliveryEngine:
             return None
         queue = book.queue(delivery.endpoint_id)
         at = self.store.now()
+        fault = self._fault(delivery)
+        if fault is not None and fault.kind == "delay":  # held back, not yet an attempt
+            self._schedule(book, delivery, at + fault.delay_seconds, run_soon=False)
+            return None
         queue.begin(delivery, at)
         signature = signature_header(endpoint.secret, at, delivery.body)
-        return self._send(book, queue, delivery, at, signature)
+        return self._send(book, queue, delivery, at, signature, fault)
+
+    async def _deliver(
+        self, delivery: Delivery, signature: str, fault: Fault | None
+    ) -> tuple[int | None, str | None]:
+        """Send an attempt, or play the scenario's fault instead of (or on top of) it."""
+        if fault is None:
+            return await self._post(delivery.url, delivery.body, signature)
+        injected = f"injected by scenario rule '{fault.rule}'"
+        if fault.kind == "fail":
+            return fault.status, f"{injected}: answered {fault.status}, not 2xx"
+        if fault.kind == "timeout":
+            return None, f"{injected}: timeout, no answer within {self.timeout:g} s"
+        result = await self._post(delivery.url, delivery.body, signature)
+        if fault.kind == "duplicate":  # the receiver gets the same event (same id) twice
+            await self._post(delivery.url, delivery.body, signature)
+        return result
 
     async def _send(
-        self, book: WebhookBook, queue: EndpointQueue, delivery: Delivery, at: int, signature: str
+        self,
+        book: WebhookBook,
+        queue: EndpointQueue,
+        delivery: Delivery,
+        at: int,
+        signature: str,
+        fault: Fault | None = None,
     ) -> None:
         loop = asyncio.get_running_loop()
         generation = self._generation
         started = loop.time()  # real time, to report how long the receiver took
         try:
-            status, error = await self._post(delivery.url, delivery.body, signature)
+            status, error = await self._deliver(delivery, signature, fault)
         except asyncio.CancelledError:
             # A reset, or the loop shutting down: an attempt cut short is not an attempt. Unless
             # the mock was reset, the delivery is tried again at the next run of due timers.

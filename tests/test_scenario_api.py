@@ -238,7 +238,7 @@ def test_a_failing_timeline_action_is_reported_not_raised(api: httpx.Client) -> 
     assert summary["data"][0]["timeline"][0]["done"] is True
 
 
-def test_webhook_endpoints_wait_as_data_until_webhooks_are_wired(api: httpx.Client) -> None:
+def test_scenario_webhook_endpoints_are_real_endpoints(api: httpx.Client) -> None:
     load(
         api,
         """
@@ -247,8 +247,10 @@ def test_webhook_endpoints_wait_as_data_until_webhooks_are_wired(api: httpx.Clie
           - add_webhook_endpoint: {id: whk_qa, url: "https://r.example/h", events: ["*"]}
         """,
     )
-    assert api.get("/_mock/scenarios").json()["pending_webhook_endpoints"] == [
-        {"id": "whk_qa", "url": "https://r.example/h", "events": ["*"], "key": "sk_test_mock_full"}
+    assert api.get("/_mock/scenarios").json()["pending_webhook_endpoints"] == []
+    listed = api.get("/v1/webhook_endpoints").json()["data"]
+    assert [(e["id"], e["url"], e["events"]) for e in listed] == [
+        ("whk_qa", "https://r.example/h", ["*"])
     ]
 
 

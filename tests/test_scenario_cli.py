@@ -140,6 +140,8 @@ def test_wait_for_deliveries_advances_the_clock_until_enough_arrive() -> None:
     seen: list[dict[str, str]] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/_mock/webhooks/wait":
+            return httpx.Response(200, json={})
         if request.url.path == "/_mock/clock/advance":
             clock["now"] += int(request.read().decode().split(":")[1].rstrip("}"))
             return httpx.Response(200, json={"now": str(clock["now"])})
@@ -151,16 +153,16 @@ def test_wait_for_deliveries_advances_the_clock_until_enough_arrive() -> None:
     with httpx.Client(transport=httpx.MockTransport(handler), base_url="http://m") as client:
         assert not Runner(client, scenario).run(lines.append)
     assert lines == [
-        "ok     1  wait for 2 deliveries endpoint=whk_a -> 2 after 240 s",
+        "ok     1  wait for 2 deliveries endpoint_id=whk_a -> 2 after 240 s",
         "FAIL   2  wait for 5 deliveries: 3 after 60 s",
         "1 passed, 1 failed",
     ]
-    assert seen[0] == {"endpoint": "whk_a"}
+    assert seen[0] == {"endpoint_id": "whk_a"}
 
 
-def test_wait_for_deliveries_without_webhooks_fails_clearly(
+def test_wait_for_deliveries_that_never_come_fails_clearly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = write(tmp_path, "name: w\nsteps:\n  - wait_for_deliveries: {count: 1}\n")
+    path = write(tmp_path, "name: w\nsteps:\n  - wait_for_deliveries: {count: 1, within: 120}\n")
     assert main(["replay", str(path)]) == 1
-    assert "no deliveries journal on this server (404)" in capsys.readouterr().out
+    assert "FAIL   1  wait for 1 deliveries: 0 after 120 s" in capsys.readouterr().out

@@ -188,12 +188,14 @@ class Journal:
         *,
         endpoint_id: str | None = None,
         event_id: str | None = None,
+        event_type: str | None = None,
         status: str | None = None,
     ) -> Iterable[Delivery]:
         for delivery in list(self._by_id.values()):  # a snapshot: attempts may add meanwhile
             if (
                 (endpoint_id is None or delivery.endpoint_id == endpoint_id)
                 and (event_id is None or delivery.event_id == event_id)
+                and (event_type is None or delivery.event_type == event_type)
                 and (status is None or delivery.status == status)
             ):
                 yield delivery

@@ -167,7 +167,14 @@ def endpoint_created(endpoint: WebhookEndpoint) -> dict[str, Any]:
 
 
 def create(
-    world: World, book: WebhookBook, body: Mapping[str, Any], actor: str, now: int, *, strict: bool
+    world: World,
+    book: WebhookBook,
+    body: Mapping[str, Any],
+    actor: str,
+    now: int,
+    *,
+    strict: bool,
+    new_id: str | None = None,
 ) -> WebhookEndpoint:
     """A new active endpoint with its own secret; `webhook_endpoint.created` goes to the other
     endpoints (this one starts with the events after its own creation)."""
@@ -179,7 +186,7 @@ def create(
             "delete one first."
         )
     endpoint = WebhookEndpoint(
-        id=world.ids.new("whk_"),
+        id=new_id or world.ids.new("whk_"),
         url=url,
         events=events,
         secret=world.ids.new(SECRET_PREFIX, 32),

@@ -1,6 +1,7 @@
 """The `/_mock/webhooks` control plane: the deliveries journal, redelivery, waiting for quiet.
 
-GET  /_mock/webhooks/deliveries?endpoint_id=&event_id=&status=   every delivery, oldest first
+GET  /_mock/webhooks/deliveries?endpoint_id=&event_id=&event_type=&status=
+                                                                 every delivery, oldest first
 POST /_mock/webhooks/deliveries/{id}/redeliver                   queue the event again
 POST /_mock/webhooks/wait {"timeout"?: s}                        until no attempt is in flight
 """
@@ -32,7 +33,10 @@ async def list_deliveries(request: Request, store: Store) -> Response:
     if status is not None:
         v.choice(status, "status", DELIVERY_STATUSES)
     selected = engine_of(request).journal.select(
-        endpoint_id=query.get("endpoint_id"), event_id=query.get("event_id"), status=status
+        endpoint_id=query.get("endpoint_id"),
+        event_id=query.get("event_id"),
+        event_type=query.get("event_type"),
+        status=status,
     )
     return json_response(views.listing([delivery_view(d) for d in selected]))
 

@@ -62,6 +62,8 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
         store, timeout=settings.webhook_timeout, strict_urls=settings.strict_webhook_urls
     )
     engine = ScenarioEngine(store, data_dir("scenarios"))
+    webhooks.fault_hook = engine.webhook_fault  # scenarios' webhook faults
+    engine.webhook_setup = webhooks.scenario_endpoint  # scenarios' add_webhook_endpoint
     for path in settings.scenario_paths:  # a bad one raises ScenarioError before serving
         named = engine.path_of(str(path)) if not path.exists() else None
         engine.load(load_scenario(named or path))
@@ -77,7 +79,7 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
         middleware=[
             Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
             *journaling,
-            Middleware(Pipeline, store=store),
+            Middleware(Pipeline, store=store, forced_limit=engine.forced_rate_limit),
             Middleware(FaultLayer, store=store, engine=engine),
         ],
         exception_handlers={HTTPException: unknown_route},

@@ -26,10 +26,8 @@ from urllib.parse import parse_qsl
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mockserver.domain.auth import Principal, principal_for_key
-from mockserver.domain.oauth import TOKEN_PREFIX, principal_for_token
-from mockserver.errors import ApiError, AuthenticationError
-from mockserver.scenarios.engine import MISSING, ForcedLimit, RequestView, ScenarioEngine
+from mockserver.errors import ApiError
+from mockserver.scenarios.engine import MISSING, RequestView, ScenarioEngine
 from mockserver.scenarios.model import ERROR_TYPES, Deprecation, Rule
 from mockserver.store import Store
 
@@ -62,15 +60,6 @@ class FaultLayer:
         key = _bearer(headers.get("authorization"))
         extra = _deprecation_headers(engine.deprecation_for(method, path))
 
-        if key is not None and engine.bursts:
-            principal = self._principal(key)
-            if principal is not None:
-                forced = engine.forced_rate_limit(key, method, path)
-                if forced is not None:
-                    scope[RULE_KEY] = forced.rule
-                    await _send_429(send, scope, principal, forced, extra)
-                    return
-
         if engine.rules:
             body: Any = MISSING
             if engine.needs_body and method in _BODY_METHODS:
@@ -101,14 +90,6 @@ class FaultLayer:
             error.headers.update((k.decode(), v.decode()) for k, v in extra)
             raise
 
-    def _principal(self, token: str) -> Principal | None:
-        """The credential's principal, or None when the app will answer 401 anyway."""
-        try:
-            if token.startswith(TOKEN_PREFIX):
-                return principal_for_token(self.store.oauth, token, self.store.now())
-            return principal_for_key(self.store.keys, token)
-        except AuthenticationError:
-            return None
 
 
 def _bearer(authorization: str | None) -> str | None:
@@ -174,25 +155,6 @@ async def _send(send: Send, status: int, body: bytes, headers: Headers) -> None:
         all_headers.append((b"content-length", str(len(body)).encode()))
     await send({"type": "http.response.start", "status": status, "headers": all_headers})
     await send({"type": "http.response.body", "body": body})
-
-
-async def _send_429(
-    send: Send, scope: Scope, principal: Principal, forced: ForcedLimit, extra: Headers
-) -> None:
-    message = (
-        f"Too many requests: the rate limit of {principal.rate_limit} requests per minute "
-        f"was exceeded. Retry after {forced.retry_after} seconds."
-    )
-    body = envelope_bytes("rate_limit_error", message, None, scope[REQUEST_ID_KEY])
-    headers = [
-        (b"content-type", JSON.encode()),
-        (b"retry-after", str(forced.retry_after).encode()),
-        (b"x-ratelimit-limit", str(principal.rate_limit).encode()),
-        (b"x-ratelimit-remaining", b"0"),
-        (b"x-ratelimit-reset", str(forced.reset_at).encode()),
-        *extra,
-    ]
-    await _send(send, 429, body, headers)
 
 
 async def _send_injected(send: Send, scope: Scope, rule: Rule, extra: Headers) -> None:

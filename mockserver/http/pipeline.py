@@ -22,7 +22,7 @@ from .context import REGION_KEY, REQUEST_ID_KEY
 from .hosts import routed_region
 from .limits import check_query
 from .render import JSON, error_bytes
-from .traffic import Admission, Headers, Replay, Ticket, Traffic
+from .traffic import Admission, ForcedLimitHook, Headers, Replay, Ticket, Traffic
 
 log = logging.getLogger("mockserver")
 
@@ -43,10 +43,12 @@ class Pipeline:
     """Region routing, request ids, request limits, rate limits, idempotency and the error
     envelope, fused into one layer."""
 
-    def __init__(self, app: ASGIApp, store: Store) -> None:
+    def __init__(
+        self, app: ASGIApp, store: Store, forced_limit: ForcedLimitHook | None = None
+    ) -> None:
         self.app = app
         self.store = store
-        self.traffic = Traffic(store)
+        self.traffic = Traffic(store, forced_limit)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

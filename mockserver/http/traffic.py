@@ -15,7 +15,8 @@ and the write, so concurrent requests on the one event loop cannot both run a ke
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
 
 from starlette.requests import ClientDisconnect
 from starlette.types import Message, Receive, Scope
@@ -29,6 +30,10 @@ from mockserver.store import Store
 
 from .body import MAX_BODY
 from .context import OPERATION_KEY, PRINCIPAL_KEY, REGION_KEY, principal_for
+from .journal_layer import RULE_KEY
+
+if TYPE_CHECKING:
+    from mockserver.scenarios.engine import ForcedLimit
 
 Headers = list[tuple[bytes, bytes]]
 StoredResponse = tuple[int, Headers, bytes]  # status, headers (X-Request-Id included), body
@@ -76,13 +81,18 @@ def _refusal(limit: int, burst: int, verdict: Verdict) -> RateLimited:
     )
 
 
+# A scenario's forced 429 burst: (credential, method, path) -> the burst, or None.
+ForcedLimitHook = Callable[[str, str, str], "ForcedLimit | None"]
+
+
 class Traffic:
     """Rate limiting and idempotency over one store."""
 
-    __slots__ = ("store",)
+    __slots__ = ("forced_limit", "store")
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, forced_limit: ForcedLimitHook | None = None) -> None:
         self.store = store
+        self.forced_limit = forced_limit
 
     def admit(self, scope: Scope, path: str) -> Admission:
         """Count the request; raise RateLimited (with the headers) when its window is full."""
@@ -107,12 +117,19 @@ class Traffic:
         else:
             scope[PRINCIPAL_KEY] = principal
             limit, burst = principal.rate_limit, principal.burst
+            forced = self._forced(principal.credential, scope["method"], path)
+            if forced is not None:  # a scenario's burst: the window counts as full, uncounted
+                scope[RULE_KEY] = forced.rule
+                raise _refusal(limit, burst, Verdict(False, 0, forced.reset_at, forced.retry_after))
             verdict = self.store.rate_limits.hit(principal.credential, burst, now)
         if not verdict.admitted:
             raise _refusal(limit, burst, verdict)
         if not keys or scope["method"] != "POST" or path.startswith(_NOT_IDEMPOTENT):
             keys = []
         return Admission(_rate_headers(limit, verdict), principal, keys)
+
+    def _forced(self, credential: str, method: str, path: str) -> ForcedLimit | None:
+        return None if self.forced_limit is None else self.forced_limit(credential, method, path)
 
     async def claim(
         self, scope: Scope, receive: Receive, principal: Principal, keys: list[str]

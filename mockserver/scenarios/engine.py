@@ -220,6 +220,8 @@ class ScenarioEngine:
         """Whether this credential's window counts as full now. A burst starts at the rule's
         nth matching request and refuses matching requests for `seconds` of mock time (at
         most `times` of them), then is spent."""
+        if not self.bursts:  # the common case: every request asks
+            return None
         now = self.store.now()
         request = RequestView(method, path, key=identity)
         for rule in self.bursts:

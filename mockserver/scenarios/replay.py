@@ -158,10 +158,12 @@ class Runner:
         deliveries journal holds `count` matching attempts."""
         spec = self._fill(step.data["wait_for_deliveries"])
         count, within = spec["count"], spec.get("within", 0)
-        params = {name: spec[name] for name in ("endpoint", "event") if name in spec}
+        names = {"endpoint": "endpoint_id", "event": "event_type", "status": "status"}
+        params = {names[name]: spec[name] for name in names if name in spec}
         label = f"wait for {count} deliveries" + "".join(f" {k}={v}" for k, v in params.items())
         waited = 0
         while True:
+            self.client.post("/_mock/webhooks/wait")  # attempts in flight finish first
             response = self.client.get("/_mock/webhooks/deliveries", params=params)
             if response.status_code != 200:
                 return label, f"no deliveries journal on this server ({response.status_code})"
