@@ -16,6 +16,7 @@ EMAIL_PATTERN = (
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+"
 )
 EMAIL_MAX = 254
+_DIGITS = re.compile(r"[0-9]{1,18}")
 _EMAIL = re.compile(EMAIL_PATTERN)
 MAX_SAFE_INT = 2**53 - 1
 
@@ -151,9 +152,9 @@ def limit(raw: str | None, *, default: int = 20, maximum: int = 100) -> int:
     """The `limit` query parameter: an integer 1..maximum."""
     if raw is None:
         return default
-    text = raw.strip()
-    if not text.isdigit() or not (1 <= int(text) <= maximum):
+    # ASCII digits only: str.isdigit() also takes superscripts (which int() refuses).
+    if _DIGITS.fullmatch(raw) is None or not (1 <= int(raw) <= maximum):
         raise ValidationError(
             f"'limit' must be an integer from 1 to {maximum} (got '{raw[:40]}').", param="limit"
         )
-    return int(text)
+    return int(raw)
