@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import httpx
+import orjson
 import pytest
 
 from .test_auth import assert_envelope
@@ -96,6 +97,16 @@ def test_create_validation(api: httpx.Client, body: dict[str, object], param: st
     error = assert_envelope(api.post("/v1/documents", json=body), 422, "validation_error")
     assert error["param"] == param
     assert api.get("/v1/documents?limit=100").json()["data"] == before
+
+
+def test_integral_numbers_are_integers(api: httpx.Client) -> None:
+    # JSON has one number type: 2.0 is the integer 2 (JSON Schema agrees), stored as 2 so the
+    # audit chain stays float-free.
+    body = {"title": "t", "vault_id": "vault_mock_us", "metadata": {"a": 2.0, "b": -1e3}}
+    doc = api.post("/v1/documents", content=orjson.dumps(body)).json()
+    shown = api.get(f"/v1/documents/{doc['id']}")
+    assert shown.json()["metadata"] == {"a": 2, "b": -1000}
+    assert b'"a":2,' in shown.content
 
 
 def test_metadata_accepts_strings_integers_and_booleans(api: httpx.Client) -> None:

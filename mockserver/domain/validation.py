@@ -134,7 +134,9 @@ def metadata(value: Any, limits: Limits) -> dict[str, MetadataValue]:
                 )
         elif isinstance(item, bool):
             pass
-        elif isinstance(item, int):
+        elif isinstance(item, int) or (isinstance(item, float) and item.is_integer()):
+            # JSON has one number type: 2.0 is the integer 2 (as JSON Schema says too), and
+            # is stored as 2 so audit events stay float-free.
             if abs(item) > MAX_SAFE_INT:
                 raise ValidationError(
                     f"'{param}' must be an integer between -(2^53-1) and 2^53-1.", param=param
@@ -144,7 +146,7 @@ def metadata(value: Any, limits: Limits) -> dict[str, MetadataValue]:
                 f"'{param}' must be a string, integer or boolean, not {type_name(item)}.",
                 param=param,
             )
-        clean[key] = item
+        clean[key] = int(item) if isinstance(item, float) else item
     return clean
 
 
