@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import BaseRoute, Route
 
-from . import core_api, lifecycle_api, oauth_api
+from . import core_api, lifecycle_api, oauth_api, openapi_api
 
 
 def v1_routes() -> list[BaseRoute]:
@@ -32,4 +32,5 @@ def v1_routes() -> list[BaseRoute]:
             lifecycle_api.download_export,
             methods=["GET"],
         ),
+        Route("/v1/openapi.json", openapi_api.openapi_document, methods=["GET"]),
     ]
