@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 import httpx
+import jsonschema
 import pytest
 from openapi_spec_validator import validate
 
@@ -23,6 +24,7 @@ from mockserver.seeds import load_seed
 from mockserver.testing.inprocess import inprocess_client
 
 from .conftest import READONLY, auth
+from .oauth_helpers import CHALLENGE, CLIENT_ID, VERIFIER, authorize, bearer, exchange, redirected
 from .openapi_helpers import (
     PENDING_REQUEST_HEADERS,
     PENDING_RESPONSE_HEADERS,
@@ -243,3 +245,47 @@ def test_workflow_and_export_lifecycles_conform(
     download = both.get(url.raw_path.decode(), headers={"Authorization": ""})
     assert download.status_code == 200
     assert_conforms(document, download)
+
+
+def test_oauth_flow_conforms(both: httpx.Client, document: dict[str, Any]) -> None:
+    both.headers.pop("Authorization")
+    redirect = authorize(both, code_challenge=CHALLENGE, code_challenge_method="S256")
+    assert_conforms(document, redirect)
+    code = redirected(redirect)["code"]
+    assert_conforms(document, exchange(both, code, code_verifier="x" * 43))  # 400 invalid_grant
+    assert_conforms(document, exchange(both, code, auth=(CLIENT_ID, "wrong")))  # 401
+    token = exchange(both, code, code_verifier=VERIFIER)
+    assert token.status_code == 200
+    assert_conforms(document, token)
+    whoami = both.get("/v1/whoami", headers=bearer(token.json()["access_token"]))
+    assert whoami.status_code == 200
+    assert_conforms(document, whoami)
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "body"),
+    [
+        (200, {"X-Request-Id": "req_1"}, {"account_id": "acct_1"}),  # fields missing
+        (200, {}, None),  # no X-Request-Id
+        (418, {"X-Request-Id": "req_1"}, {}),  # undocumented status
+        (404, {"X-Request-Id": "req_1"}, {"error": {"type": "conflict", "message": "m"}}),
+    ],
+)
+def test_conformance_helper_rejects_what_the_document_does_not_allow(
+    document: dict[str, Any], status: int, headers: dict[str, str], body: object
+) -> None:
+    whoami = {
+        "account_id": "acct_1",
+        "region": "us",
+        "environment": "sandbox",
+        "scopes": [],
+        "rate_limit": 1,
+    }
+    response = httpx.Response(
+        status,
+        headers=headers,
+        json=whoami if body is None else body,
+        request=httpx.Request("GET", "http://mock/v1/whoami"),
+    )
+    with pytest.raises((AssertionError, jsonschema.ValidationError)):
+        assert_conforms(document, response)
