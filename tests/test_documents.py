@@ -99,6 +99,21 @@ def test_create_validation(api: httpx.Client, body: dict[str, object], param: st
     assert api.get("/v1/documents?limit=100").json()["data"] == before
 
 
+@pytest.mark.parametrize(
+    ("title", "status"),
+    [
+        ("\u3000\t\n", 422),  # Unicode whitespace only: blank
+        ("\x85\xa0\u2028", 422),
+        ("\x1e", 201),  # a control character is no whitespace (str.strip() thinks it is)
+        ("\ufeff", 201),
+    ],
+)
+def test_blank_means_unicode_whitespace_only(api: httpx.Client, title: str, status: int) -> None:
+    # The same class the OpenAPI document publishes, so that every regex engine agrees.
+    response = api.post("/v1/documents", json={"title": title, "vault_id": "vault_mock_us"})
+    assert response.status_code == status, response.text
+
+
 def test_integral_numbers_are_integers(api: httpx.Client) -> None:
     # JSON has one number type: 2.0 is the integer 2 (JSON Schema agrees), stored as 2 so the
     # audit chain stays float-free.

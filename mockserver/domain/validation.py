@@ -16,6 +16,12 @@ EMAIL_PATTERN = (
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+"
 )
 EMAIL_MAX = 254
+# Unicode's White_Space characters. A required string must hold a character outside them. The
+# class is spelled out because engines disagree on `\s` (Python's also takes \x1c-\x1f and
+# str.strip() strips them, ECMA-262's takes \ufeff), and the OpenAPI document publishes it.
+WHITESPACE = r"\t\n\x0b\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK_PATTERN = f"[^{WHITESPACE}]"
+_NOT_BLANK = re.compile(NOT_BLANK_PATTERN)
 _DIGITS = re.compile(r"[0-9]{1,18}")
 _EMAIL = re.compile(EMAIL_PATTERN)
 MAX_SAFE_INT = 2**53 - 1
@@ -53,7 +59,7 @@ def string(value: Any, param: str, *, max_len: int, min_len: int = 1) -> str:
     """A string of min_len..max_len characters."""
     if not isinstance(value, str):
         raise ValidationError(f"'{param}' must be a string, not {type_name(value)}.", param=param)
-    if len(value) < min_len or (min_len > 0 and not value.strip()):
+    if len(value) < min_len or (min_len > 0 and _NOT_BLANK.search(value) is None):
         raise ValidationError(f"'{param}' must not be empty.", param=param)
     if len(value) > max_len:
         raise ValidationError(

@@ -4,21 +4,26 @@ request fields whose rules come from the same constants and `Limits` the handler
 A request schema here must accept exactly what the mock accepts: schemathesis sends values the
 schema calls valid and expects them taken, and values it calls invalid and expects them refused.
 So optional fields the mock reads `null` as "absent" for are nullable, "not only whitespace" is
-the pattern `\\S`, and patterns are anchored the way the handlers' `fullmatch` is.
+the handlers' own character class, and patterns are anchored the way their `fullmatch` is.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mockserver.domain.validation import EMAIL_MAX, EMAIL_PATTERN, MAX_SAFE_INT
+from mockserver.domain.validation import (
+    EMAIL_MAX,
+    EMAIL_PATTERN,
+    MAX_SAFE_INT,
+    NOT_BLANK_PATTERN,
+)
 
 Schema = dict[str, Any]
 
 ID_TAIL = "[A-Za-z0-9_]+"  # generated ids are base62, seeded ones may hold underscores
 HEX64 = "^[0-9a-f]{64}$"
 TIMESTAMP_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
-NOT_BLANK = r"\S"  # somewhere a character that is not whitespace
+NOT_BLANK = NOT_BLANK_PATTERN  # somewhere a character that is not (Unicode) whitespace
 
 
 def ref(name: str) -> Schema:
