@@ -1,4 +1,4 @@
-"""The `mockserver` command: run, validate, replay, schema, seed generate.
+"""The `mockserver` command: run, validate, replay, schema, seed generate, openapi.
 
 Load-time errors (a bad seed or scenario) are reported as `file:line: message` and mapped to
 their exit status here, in one place.
@@ -65,7 +65,21 @@ def _parser() -> argparse.ArgumentParser:
     generate = seed_commands.add_parser("generate", help="print a generated seed as YAML")
     generate.add_argument("--documents", type=int, default=60)
     generate.add_argument("--random-seed", type=int, default=DEFAULT_RANDOM_SEED)
+
+    openapi = commands.add_parser("openapi", help="print the OpenAPI 3.1 document")
+    openapi.add_argument("--seed", type=Path, help="seed whose field limits to describe")
     return parser
+
+
+def _openapi(seed_path: Path | None) -> int:
+    from mockserver.openapi import document_bytes
+    from mockserver.resources import default_seed_path
+    from mockserver.seeds import load_seed
+
+    seed = load_seed(seed_path or default_seed_path())
+    sys.stdout.buffer.write(document_bytes(seed.limits))
+    sys.stdout.flush()
+    return 0
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -179,6 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return scenario_cli.replay(
                 args.file, seed=args.seed, random_seed=args.random_seed, start_time=args.start_time
             )
+        if args.command == "openapi":
+            return _openapi(args.seed)
         return _generate(args)
     except LoadError as error:
         print(error, file=sys.stderr)

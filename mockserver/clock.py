@@ -7,6 +7,7 @@ UTC, with whole seconds.
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import UTC, datetime
 
@@ -100,6 +101,11 @@ def format_ts(epoch: float) -> str:
     return datetime.fromtimestamp(int(epoch), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+# RFC 3339 allows a leap second, `23:59:60`; Unix time (and datetime) has none, so it is read
+# as the second after `23:59:59`, where POSIX clocks put it.
+_LEAP_SECOND = re.compile(r"([Tt ]\d\d:\d\d:)60(?=[.,Zz+-]|$)")
+
+
 def parse_ts(text: str) -> float:
     """Parse an RFC 3339 / ISO 8601 timestamp or date (UTC when no offset); ValueError if bad."""
     if not isinstance(text, str) or not text:
@@ -107,7 +113,8 @@ def parse_ts(text: str) -> float:
     value = text.strip()
     if value.endswith(("Z", "z")):
         value = value[:-1] + "+00:00"
+    value, leap = _LEAP_SECOND.subn(r"\g<1>59", value, count=1)
     parsed = datetime.fromisoformat(value)
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    return parsed.timestamp()
+    return parsed.timestamp() + leap

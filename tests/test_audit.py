@@ -203,6 +203,18 @@ def test_filters(api: httpx.Client) -> None:
     assert {e["id"] for e in all_events(api, f"&since={day}")} >= {e["id"] for e in by_doc}
 
 
+def test_a_leap_second_bound_is_the_next_second(api: httpx.Client) -> None:
+    # RFC 3339 allows 23:59:60 (any :60, as format checkers do); Unix time reads it as the
+    # second after :59.
+    created = api.post("/v1/documents", json={"title": "t", "vault_id": "vault_mock_us"}).json()
+    assert created["created_at"].endswith("T09:00:00Z")  # the frozen clock
+    day = created["created_at"][:10]
+    mine = f"&resource_id={created['id']}"
+    assert all_events(api, f"{mine}&until={day}T08:59:59Z") == []
+    assert len(all_events(api, f"{mine}&until={day}T08:59:60Z")) == 1
+    assert len(all_events(api, f"{mine}&since={day}T08:59:60Z")) == 1
+
+
 @pytest.mark.parametrize(
     ("query", "param"),
     [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import httpx
+import orjson
 import pytest
 
 from .test_auth import assert_envelope
@@ -96,6 +97,31 @@ def test_create_validation(api: httpx.Client, body: dict[str, object], param: st
     error = assert_envelope(api.post("/v1/documents", json=body), 422, "validation_error")
     assert error["param"] == param
     assert api.get("/v1/documents?limit=100").json()["data"] == before
+
+
+@pytest.mark.parametrize(
+    ("title", "status"),
+    [
+        ("\u3000\t\n", 422),  # Unicode whitespace only: blank
+        ("\x85\xa0\u2028", 422),
+        ("\x1e", 201),  # a control character is no whitespace (str.strip() thinks it is)
+        ("\ufeff", 201),
+    ],
+)
+def test_blank_means_unicode_whitespace_only(api: httpx.Client, title: str, status: int) -> None:
+    # The same class the OpenAPI document publishes, so that every regex engine agrees.
+    response = api.post("/v1/documents", json={"title": title, "vault_id": "vault_mock_us"})
+    assert response.status_code == status, response.text
+
+
+def test_integral_numbers_are_integers(api: httpx.Client) -> None:
+    # JSON has one number type: 2.0 is the integer 2 (JSON Schema agrees), stored as 2 so the
+    # audit chain stays float-free.
+    body = {"title": "t", "vault_id": "vault_mock_us", "metadata": {"a": 2.0, "b": -1e3}}
+    doc = api.post("/v1/documents", content=orjson.dumps(body)).json()
+    shown = api.get(f"/v1/documents/{doc['id']}")
+    assert shown.json()["metadata"] == {"a": 2, "b": -1000}
+    assert b'"a":2,' in shown.content
 
 
 def test_metadata_accepts_strings_integers_and_booleans(api: httpx.Client) -> None:

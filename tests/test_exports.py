@@ -124,6 +124,16 @@ def test_expired_url_is_403(api: httpx.Client) -> None:
     assert "expired" in error["message"]
 
 
+@pytest.mark.parametrize("expires", ["\u00b2", "\u0661\u0662", "9" * 5000, "-1", " 1"])
+def test_malformed_expiry_is_403(api: httpx.Client, expires: str) -> None:
+    # '²' once passed str.isdigit() and then broke int() (a 500).
+    job = completed(api)
+    response = api.get(
+        f"/v1/audit_logs/export/{job['id']}/download", params={"expires": expires, "signature": "x"}
+    )
+    assert_envelope(response, 403, "permission_error")
+
+
 def test_download_before_completion_is_403(api: httpx.Client) -> None:
     job = create(api)
     response = api.get(f"/v1/audit_logs/export/{job['id']}/download?expires=9999999999&signature=x")

@@ -74,6 +74,7 @@ def test_region_mismatch_is_422_region(api: httpx.Client) -> None:
         ({"name": "x", "region": "us", "members": "a@b.co"}, "members"),
         ({"name": "x", "region": "us", "members": ["a@b.co", "nope"]}, "members[1]"),
         ({"name": "x", "region": "us", "members": [1]}, "members[0]"),
+        ({"name": "x", "region": "us", "members": ["a@b.co\n"]}, "members[0]"),
         ({"name": "x", "region": "us", "members": [f"u{i}@b.co" for i in range(101)]}, "members"),
     ],
 )

@@ -29,7 +29,9 @@ from .models import ExportJob
 EXPORT_DELAY = 2  # seconds of mock time from creation to completion
 URL_LIFETIME = 900  # seconds a download URL stays valid
 CSV_COLUMNS = ("seq", "id", "type", "actor", "at", "resource_id", "prev_hash", "hash")
-_PERIOD = re.compile(r"^(\d{4}-\d{2}-\d{2})/(\d{4}-\d{2}-\d{2})$")
+_EXPIRES = re.compile(r"[0-9]{1,18}")  # ASCII digits: str.isdigit() also takes superscripts
+PERIOD_PATTERN = r"([0-9]{4}-[0-9]{2}-[0-9]{2})/([0-9]{4}-[0-9]{2}-[0-9]{2})"
+_PERIOD = re.compile(PERIOD_PATTERN)
 
 
 def _day(text: str) -> int:
@@ -38,7 +40,7 @@ def _day(text: str) -> int:
 
 def _period(raw: Any) -> tuple[str, int, int]:
     period = v.string(raw, "period", max_len=21)
-    match = _PERIOD.match(period)
+    match = _PERIOD.fullmatch(period)
     bad = "'period' must be 'YYYY-MM-DD/YYYY-MM-DD' with the start not after the end"
     if match is None:
         raise ValidationError(f"{bad} (got '{period}').", param="period")
@@ -118,7 +120,7 @@ def check_download(job: ExportJob, query: Mapping[str, str], secret: bytes, now:
     """403 unless the URL's signature is the job's and it has not expired."""
     expires = query.get("expires", "")
     given = query.get("signature", "")
-    if job.status != "completed" or not expires.isdigit():
+    if job.status != "completed" or _EXPIRES.fullmatch(expires) is None:
         raise PermissionDenied("This download URL is not valid.")
     if not hmac.compare_digest(given, signature(secret, job.id, int(expires))):
         raise PermissionDenied("This download URL is not valid: its signature does not match.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import BaseRoute, Route
 
-from . import core_api, lifecycle_api, oauth_api, webhooks_api
+from . import core_api, lifecycle_api, oauth_api, openapi_api, webhooks_api
 
 
 def v1_routes() -> list[BaseRoute]:
@@ -37,4 +37,5 @@ def v1_routes() -> list[BaseRoute]:
         Route(
             "/v1/webhook_endpoints/{endpoint_id}", webhooks_api.delete_endpoint, methods=["DELETE"]
         ),
+        Route("/v1/openapi.json", openapi_api.openapi_document, methods=["GET"]),
     ]
