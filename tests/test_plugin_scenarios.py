@@ -38,6 +38,20 @@ def test_a_bad_file_names_its_line(mock_server, tmp_path):
         mock_server.load_scenario(path)
 
 
+def test_deliveries(mock_server):
+    from mockserver.testing.receiver import WebhookReceiver
+
+    with WebhookReceiver() as receiver, mock_server.client() as client:
+        body = {"url": receiver.url, "events": ["document.created"]}
+        assert client.post("/webhook_endpoints", json=body).status_code == 201
+        doc = client.post("/documents", json={"title": "t", "vault_id": "vault_mock_us"}).json()
+        mock_server.wait_for_deliveries()
+        assert len(receiver.received) == 1
+    (delivery,) = mock_server.deliveries(event_type="document.created")
+    assert delivery["status"] == "succeeded"
+    assert [a["status_code"] for a in delivery["attempts"]] == [200]
+
+
 def test_new_account(mock_server):
     account = mock_server.new_account(region="eu")
     with mock_server.client(account["keys"]["full"]) as client:
@@ -49,4 +63,4 @@ def test_new_account(mock_server):
 def test_scenario_helpers_in_a_consumer_suite(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_consumer=CONSUMER)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=6)

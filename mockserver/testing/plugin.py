@@ -127,6 +127,10 @@ class MockServer:
         data: list[dict[str, Any]] = self._call("GET", path, params=filters)["data"]
         return data
 
+    def wait_for_deliveries(self) -> None:
+        """Return once no webhook attempt is in flight (attempts run in the background)."""
+        self._call("POST", "/_mock/webhooks/wait")
+
     def new_account(self, **options: Any) -> dict[str, Any]:
         """A fresh isolated account with its keys, for tests that must not share data."""
         account: dict[str, Any] = self._call("POST", "/_mock/accounts", json=options)
