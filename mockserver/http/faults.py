@@ -91,7 +91,6 @@ class FaultLayer:
             raise
 
 
-
 def _bearer(authorization: str | None) -> str | None:
     if not authorization:
         return None
