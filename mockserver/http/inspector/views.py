@@ -50,7 +50,9 @@ def fingerprint(store: Store, journal: Journal, engine: DeliveryEngine) -> str:
     """A short string that changes whenever something a page shows may have changed: what the
     live refresh polls. Cheap: counters only, no rendering."""
     newest = journal.find(limit=1)
-    attempts = sum(len(d.attempts) + d.in_flight for d in engine.journal.select())
+    selected = list(engine.journal.select())
+    attempts = sum(len(d.attempts) for d in selected)
+    in_flight = sum(d.in_flight for d in selected)
     events = sum(len(r.audit.events) for w in store.worlds.values() for r in w.regions.values())
     return ":".join(
         str(part)
@@ -60,6 +62,7 @@ def fingerprint(store: Store, journal: Journal, engine: DeliveryEngine) -> str:
             newest[0].status if newest else "",
             len(engine.journal),
             attempts,
+            in_flight,
             len(store.worlds),
             events,
             len(store.scheduler),

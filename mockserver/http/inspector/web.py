@@ -83,6 +83,12 @@ def page(request: Request, template: str, status: int = 200, **context: Any) -> 
     store = store_of(request)
     context.setdefault("clock", views.clock(store))
     context.setdefault("token_required", request.app.state.settings.admin_token is not None)
+    app = request.app.state
+    # The state the page shows, so the live refresh notices any change made after rendering.
+    live = context["clock"] is not None  # the sign-in page shows nothing of the state
+    context.setdefault(
+        "fingerprint", views.fingerprint(store, app.journal, app.webhooks) if live else ""
+    )
     return _templates.TemplateResponse(request, template, context, status_code=status)
 
 

@@ -7,7 +7,7 @@
   const status = document.getElementById("live-status");
   const clock = document.getElementById("clock-now");
   const live = main && main.dataset.live === "1";
-  let seen = null;
+  let seen = main ? main.dataset.fingerprint || null : null;
   let paused = false;
   let busy = false;
 
@@ -23,7 +23,10 @@
     if (!response.ok) return;
     const doc = new DOMParser().parseFromString(await response.text(), "text/html");
     const fresh = doc.getElementById("main");
-    if (fresh) main.innerHTML = fresh.innerHTML;
+    if (fresh) {
+      main.innerHTML = fresh.innerHTML;
+      main.dataset.fingerprint = fresh.dataset.fingerprint || "";
+    }
   }
 
   async function poll() {
