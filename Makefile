@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8080
 SOURCES := mockserver tests $(wildcard benchmarks)
 
-.PHONY: run test lint fmt bench clean
+.PHONY: run test lint fmt bench clean browser screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,8 +24,14 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check $(SOURCES)
 	$(BIN)/mypy
 
-test: lint
+test: lint browser
 	$(BIN)/pytest -q
+
+# Debian's chromium for the inspector's browser tests (Playwright drives it; it never downloads
+# a browser of its own). Without root or a registry the tests skip and say why.
+browser:
+	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium) \
+		|| echo "chromium could not be installed: the inspector's browser tests will skip"
 
 fmt: $(STAMP)
 	$(BIN)/ruff format $(SOURCES)
@@ -33,6 +39,10 @@ fmt: $(STAMP)
 
 bench: $(STAMP)
 	@echo "benchmarks arrive with the performance issue; nothing to run yet"
+
+# The README's inspector screenshots, taken by the browser tests at 1280x800.
+screenshots: $(STAMP) browser
+	INSPECTOR_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/test_inspector_browser.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -21,6 +21,9 @@ def test_wheel_ships_the_seed_and_finds_it(tmp_path: Path) -> None:
     site = tmp_path / "site"
     with zipfile.ZipFile(wheel) as archive:
         assert "mockserver/_data/seeds/default.yaml" in archive.namelist()
+        # the inspector's templates and static files are package data, not Python modules
+        assert "mockserver/http/inspector/templates/base.html" in archive.namelist()
+        assert "mockserver/http/inspector/static/inspector.js" in archive.namelist()
         archive.extractall(site)
     probe = (
         "from mockserver.resources import default_seed_path; "

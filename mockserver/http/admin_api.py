@@ -35,16 +35,19 @@ def admin(handler: AdminHandler) -> Callable[[Request], Awaitable[Response]]:
 
     @wraps(handler)
     async def run(request: Request) -> Response:
-        token: str | None = request.app.state.settings.admin_token
-        if token is not None:
-            given = request.headers.get("x-mock-admin-token", "")
-            if not hmac.compare_digest(given.encode(), token.encode()):
-                raise AuthenticationError(
-                    "The /_mock control plane needs a valid X-Mock-Admin-Token header."
-                )
+        check_admin_token(request, request.headers.get("x-mock-admin-token", ""))
         return await handler(request, store_of(request))
 
     return run
+
+
+def check_admin_token(request: Request, given: str) -> None:
+    """401 unless no admin token is set or `given` is it (compared in constant time)."""
+    token: str | None = request.app.state.settings.admin_token
+    if token is not None and not hmac.compare_digest(given.encode(), token.encode()):
+        raise AuthenticationError(
+            "The /_mock control plane needs a valid X-Mock-Admin-Token header."
+        )
 
 
 def clock_state(store: Store) -> dict[str, Any]:

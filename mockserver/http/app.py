@@ -26,6 +26,7 @@ from mockserver.store import Store
 from .admin_api import admin_routes
 from .admin_webhooks import admin_webhook_routes
 from .faults import FaultLayer
+from .inspector import inspector_routes
 from .journal_layer import JournalLayer
 from .pipeline import Pipeline
 from .routes import v1_routes
@@ -69,7 +70,7 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
         engine.load(load_scenario(named or path))
     journal = Journal(settings.journal_size)
     store.reset_hooks.append(journal.clear)
-    admin = admin_routes() + admin_webhook_routes() + scenario_routes()
+    admin = admin_routes() + admin_webhook_routes() + scenario_routes() + inspector_routes()
     routes = v1_routes() + (admin if settings.admin else [])
     # gzip outermost: it keeps every header the pipeline adds and judges the final body. The
     # journal sees what the client sent and got (before gzip); faults run inside the pipeline.
