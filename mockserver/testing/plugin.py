@@ -36,12 +36,11 @@ FULL_KEY = "sk_test_mock_full"
 class MockServer:
     """One test's view of the running mock."""
 
-    def __init__(self, server: LiveServer, api_key: str = FULL_KEY) -> None:
+    def __init__(self, server: LiveServer, admin: httpx.Client, api_key: str = FULL_KEY) -> None:
         self._server = server
         self.api_key = api_key
-        verify: Any = server.client_context() if server.tls else True
-        self._verify = verify
-        self._admin = httpx.Client(base_url=server.base_url, verify=verify, timeout=60)
+        self._verify: Any = server.client_context() if server.tls else True
+        self._admin = admin  # the session's control-plane client: building one costs ~20 ms
 
     @property
     def url(self) -> str:
@@ -136,8 +135,11 @@ class MockServer:
         account: dict[str, Any] = self._call("POST", "/_mock/accounts", json=options)
         return account
 
-    def close(self) -> None:
-        self._admin.close()
+
+def admin_client(server: LiveServer) -> httpx.Client:
+    """A client for the control plane of `server`."""
+    verify: Any = server.client_context() if server.tls else True
+    return httpx.Client(base_url=server.base_url, verify=verify, timeout=60)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -165,16 +167,18 @@ def mock_app(pytestconfig: pytest.Config) -> Starlette:
 
 
 @pytest.fixture(scope="session")
-def _mock_live(mock_app: Starlette) -> Iterator[LiveServer]:
+def _mock_live(mock_app: Starlette) -> Iterator[MockServer]:
     server = LiveServer(mock_app).start()
-    yield server
+    with admin_client(server) as admin:
+        yield MockServer(server, admin)
     server.stop()
 
 
 @pytest.fixture(scope="session")
-def _mock_live_tls(mock_app: Starlette) -> Iterator[LiveServer]:
+def _mock_live_tls(mock_app: Starlette) -> Iterator[MockServer]:
     server = LiveServer(mock_app, tls=True).start()
-    yield server
+    with admin_client(server) as admin:
+        yield MockServer(server, admin)
     server.stop()
 
 
@@ -186,13 +190,9 @@ def _mock_fresh(request: pytest.FixtureRequest, mock_app: Starlette) -> Iterator
     store.errors.clear()
     marker = request.node.get_closest_marker("mock_scenario")
     if marker is not None:
-        server: LiveServer = request.getfixturevalue("_mock_live")
-        handle = MockServer(server)
-        try:
-            for name in marker.args:
-                handle.load_scenario(name)
-        finally:
-            handle.close()
+        handle: MockServer = request.getfixturevalue("_mock_live")
+        for name in marker.args:
+            handle.load_scenario(name)
     yield store
     if store.errors:
         error = store.errors[0]
@@ -201,16 +201,15 @@ def _mock_fresh(request: pytest.FixtureRequest, mock_app: Starlette) -> Iterator
 
 
 @pytest.fixture
-def mock_server(request: pytest.FixtureRequest, _mock_fresh: Store) -> Iterator[MockServer]:
+def mock_server(request: pytest.FixtureRequest, _mock_fresh: Store) -> MockServer:
     """The live mock (real HTTP on a free port), reset for this test."""
     options: dict[str, Any] = dict(getattr(request, "param", None) or {})
     marker = request.node.get_closest_marker("mock_server")
     if marker is not None:
         options.update(marker.kwargs)
     name = "_mock_live_tls" if options.get("tls") else "_mock_live"
-    handle = MockServer(request.getfixturevalue(name))
-    yield handle
-    handle.close()
+    handle: MockServer = request.getfixturevalue(name)
+    return handle
 
 
 @pytest.fixture
