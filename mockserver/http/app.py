@@ -5,7 +5,6 @@ from __future__ import annotations
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -19,6 +18,7 @@ from mockserver.seeds import load_seed
 from mockserver.store import Store
 
 from .admin_api import admin_routes
+from .compression import Compression
 from .pipeline import Pipeline
 from .routes import v1_routes
 
@@ -53,7 +53,7 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
         routes=routes,
         # gzip outermost: it keeps every header the pipeline adds and judges the final body.
         middleware=[
-            Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
+            Middleware(Compression, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
             Middleware(Pipeline, store=store),
         ],
         exception_handlers={HTTPException: unknown_route},
