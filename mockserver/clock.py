@@ -7,6 +7,7 @@ UTC, with whole seconds.
 
 from __future__ import annotations
 
+import functools
 import time
 from datetime import UTC, datetime
 
@@ -89,7 +90,14 @@ _LAST_SECOND = 253_402_300_799
 
 def format_ts(epoch: float) -> str:
     """RFC 3339 UTC with whole seconds, e.g. `2026-01-15T09:00:00Z`."""
-    seconds = int(epoch)
+    return _format_seconds(int(epoch))
+
+
+# The same instants are rendered again and again (a document's times on every read, a page's on
+# every poll, a seeded document's in each of its history events), so recent ones are kept: a hit
+# costs a tenth of a render, and 8192 strings are well under a MiB.
+@functools.lru_cache(maxsize=8192)
+def _format_seconds(seconds: int) -> str:
     if _FIRST_SECOND <= seconds <= _LAST_SECOND:
         return time.strftime(_RFC3339, time.gmtime(seconds))
     return datetime.fromtimestamp(seconds, UTC).strftime(_RFC3339)
