@@ -46,6 +46,8 @@ class Target:
             return f"missed by {100 * (1 - value / self.limit):.0f}%"
         if value <= self.limit:
             return "met"
+        if value < 2 * self.limit:
+            return f"missed by {100 * (value / self.limit - 1):.0f}%"
         return f"missed: {value / self.limit:.1f}x the limit"
 
 

@@ -48,15 +48,23 @@ class Http:
         body: Any = None,
         headers: Mapping[str, str] | None = None,
     ) -> tuple[int, bytes]:
-        """(status, body) of one request; the connection is reused."""
+        """(status, body) of one request; the connection is reused, and opened again once if
+        the server closed it while idle (uvicorn closes keep-alive connections after 5 s)."""
         sent = {"Authorization": f"Bearer {self.key}", **(headers or {})}
         payload = None
         if body is not None:
             payload = orjson.dumps(body)
             sent["Content-Type"] = "application/json"
-        self.conn.request(method, path, body=payload, headers=sent)
-        response = self.conn.getresponse()
-        return response.status, response.read()
+        for attempt in (1, 2):
+            try:
+                self.conn.request(method, path, body=payload, headers=sent)
+                response = self.conn.getresponse()
+                return response.status, response.read()
+            except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+                self.conn.close()  # the next request() connects again
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     def json(self, method: str, path: str, body: Any = None, expect: int = 200) -> Any:
         """The parsed body of a request that must answer `expect`."""
