@@ -85,6 +85,7 @@ def _openapi(seed_path: Path | None) -> int:
 def _run(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from mockserver.gc_tuning import tune_for_serving
     from mockserver.http.app import create_app
     from mockserver.transport.https_only import https_only
 
@@ -100,6 +101,7 @@ def _run(args: argparse.Namespace) -> int:
         strict_webhook_urls=args.strict_webhook_urls,
     )
     app = create_app(settings)
+    tune_for_serving(app.state.store)
     with contextlib.ExitStack() as cleanup:
         try:
             tls = _tls_files(args, cleanup)

@@ -7,6 +7,7 @@ UTC, with whole seconds.
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from datetime import UTC, datetime
@@ -96,9 +97,27 @@ class FrozenClock(Clock):
         self._now = self.start
 
 
+_RFC3339 = "%Y-%m-%dT%H:%M:%SZ"
+# Years 1 to 9999, the range datetime can show. Inside it time.gmtime gives the same text three
+# times faster, which counts: a page of 20 documents renders 20 timestamps, a large seed's audit
+# history hundreds of thousands. Outside it datetime keeps raising as it always did.
+_FIRST_SECOND = -62_135_596_800
+_LAST_SECOND = 253_402_300_799
+
+
 def format_ts(epoch: float) -> str:
     """RFC 3339 UTC with whole seconds, e.g. `2026-01-15T09:00:00Z`."""
-    return datetime.fromtimestamp(int(epoch), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _format_seconds(int(epoch))
+
+
+# The same instants are rendered again and again (a document's times on every read, a page's on
+# every poll, a seeded document's in each of its history events), so recent ones are kept: a hit
+# costs a tenth of a render, and 8192 strings are well under a MiB.
+@functools.lru_cache(maxsize=8192)
+def _format_seconds(seconds: int) -> str:
+    if _FIRST_SECOND <= seconds <= _LAST_SECOND:
+        return time.strftime(_RFC3339, time.gmtime(seconds))
+    return datetime.fromtimestamp(seconds, UTC).strftime(_RFC3339)
 
 
 # RFC 3339 allows a leap second, `23:59:60`; Unix time (and datetime) has none, so it is read

@@ -5,7 +5,6 @@ from __future__ import annotations
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -25,6 +24,7 @@ from mockserver.store import Store
 
 from .admin_api import admin_routes
 from .admin_webhooks import admin_webhook_routes
+from .compression import Compression
 from .faults import FaultLayer
 from .inspector import inspector_routes
 from .journal_layer import JournalLayer
@@ -78,7 +78,7 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     app = Starlette(
         routes=routes,
         middleware=[
-            Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
+            Middleware(Compression, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
             *journaling,
             Middleware(Pipeline, store=store, forced_limit=engine.forced_rate_limit),
             Middleware(FaultLayer, store=store, engine=engine),

@@ -1,0 +1,64 @@
+"""Collector settings for a serving process: `mockserver run` calls `tune_for_serving`.
+
+Python's cyclic collector walks every tracked object of the generations it collects, and the
+mock keeps all it serves in memory: a world of the 100k-document seed is millions of objects,
+and a POST soak adds a document and an audit event per request. With the defaults, collecting
+while a world is built re-walks what was just built (a third of the build time), and each full
+collection walks the whole store: pauses that grow with stored state (a 440 ms pause after
+200k POSTs) and land on whichever requests are in flight. The mock makes no cyclic garbage
+(tests/test_gc_tuning.py checks a world build and a mix of requests over a socket), so its
+objects are freed by reference counting and the collector only needs to look at young objects:
+
+- the seed and the app are frozen at start (`gc.freeze()`: moved out of every generation);
+- a world is built with the collector paused, then frozen;
+- after every collection the survivors are frozen, so each collection walks only what was
+  allocated since the one before: GEN0 objects at most, a pause of a few milliseconds;
+- GEN0 is 10,000 instead of 700, so the objects a request makes and drops are freed by
+  reference counting long before a collection looks at them.
+
+The price: cyclic garbage made from objects that lived through one collection is never
+reclaimed. The test above fails if a change starts making such garbage; handle it there
+(break the cycle) rather than loosening this. Only the serving process is tuned: tests and
+code embedding `create_app` keep their interpreter's settings.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+from mockserver.store import Store, World, WorldLoader
+
+GEN0 = 10_000
+
+
+def tune_for_serving(store: Store) -> None:
+    """Freeze what exists now and every world once built; freeze survivors of collections."""
+    gc.set_threshold(GEN0)
+    if store.loader is not None:
+        store.loader = frozen_after_loading(store.loader)
+    if freeze_survivors not in gc.callbacks:
+        gc.callbacks.append(freeze_survivors)
+    gc.freeze()
+
+
+def freeze_survivors(phase: str, info: dict[str, Any]) -> None:
+    """A gc callback: once a collection has run, what it left alive is frozen."""
+    if phase == "stop":
+        gc.freeze()
+
+
+def frozen_after_loading(loader: WorldLoader) -> WorldLoader:
+    """`loader`, run with the collector paused, then freezing everything alive."""
+
+    def load(world: World, store: Store) -> None:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            loader(world, store)
+        finally:
+            if enabled:
+                gc.enable()
+        gc.freeze()
+
+    return load

@@ -1,0 +1,206 @@
+"""The benchmark harness: its reference app, wrk scripts, result parsing and verdicts.
+
+These check that the harness measures what it says (a run with error answers or an exhausted
+supply is invalid, verdicts say by how much a target is missed); they never assert a speed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from benchmarks import load
+from benchmarks.figures import SoakSlice
+from benchmarks.reference_app import create_app
+from benchmarks.report import Report, Row, Target, markdown_table, text_table
+from benchmarks.run import REFERENCE, growth_per_request
+from benchmarks.servers import Http, spawn
+from mockserver.testing.inprocess import inprocess_client
+from mockserver.testing.live import LiveServer
+
+needs_wrk = pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed")
+
+
+@pytest.fixture
+def reference() -> Iterator[httpx.Client]:
+    with inprocess_client(create_app()) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def live_reference() -> Iterator[LiveServer]:
+    server = LiveServer(create_app()).start()
+    yield server
+    server.stop()
+
+
+def test_reference_app_answers_the_benchmarked_routes(reference: httpx.Client) -> None:
+    doc = reference.get("/v1/documents/doc_x")
+    assert doc.status_code == 200
+    assert doc.json()["object"] == "document"
+    page = reference.get("/v1/documents?limit=20").json()
+    assert len(page["data"]) == 20
+    assert page["next_cursor"].startswith("cur_")
+    created = reference.post("/v1/documents", json={"title": "t", "vault_id": "v"})
+    assert created.status_code == 201
+    assert created.json()["id"].startswith("doc_")
+    workflow = reference.post("/v1/workflows", json={"document_id": created.json()["id"]})
+    assert workflow.status_code == 201
+    advanced = reference.post(f"/v1/workflows/{workflow.json()['id']}/advance", json={})
+    assert advanced.json()["last_decision"]["decision"] == "approve"
+    assert reference.post("/_mock/reset").json() == {"reset": True}
+    assert reference.get("/v1/vaults").status_code == 404
+
+
+def wrk_line(**fields: int) -> str:
+    values = {
+        "requests": 1000,
+        "duration_us": 2_000_000,
+        "bytes": 1,
+        "p50_us": 1500,
+        "p90_us": 2000,
+        "p99_us": 4000,
+        "max_us": 9000,
+        "mean_us": 1600,
+        "connect_errors": 0,
+        "read_errors": 0,
+        "write_errors": 0,
+        "status_errors": 0,
+        "timeouts": 0,
+        "exhausted": 0,
+    }
+    values.update(fields)
+    body = ",".join(f'"{key}":{value}' for key, value in values.items())
+    return f"Running 2s test\nWRK_JSON {{{body}}}\n"
+
+
+def test_wrk_result_is_parsed_from_the_json_line() -> None:
+    result = load.parse(wrk_line())
+    assert result.rps == 500
+    assert (result.p50_ms, result.p99_ms, result.max_ms) == (1.5, 4.0, 9.0)
+    assert result.valid
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"status_errors": 3}, {"timeouts": 1}, {"connect_errors": 2}, {"exhausted": 1}],
+)
+def test_a_run_with_errors_or_an_exhausted_supply_is_invalid(fields: dict[str, int]) -> None:
+    assert not load.parse(wrk_line(**fields)).valid
+
+
+def test_wrk_output_without_a_result_is_an_error() -> None:
+    with pytest.raises(RuntimeError, match="no result"):
+        load.parse("unable to connect to 127.0.0.1:1 Connection refused\n")
+
+
+@pytest.mark.parametrize(
+    ("target", "ours", "reference", "verdict"),
+    [
+        (Target("ratio>=", 0.75), 800.0, 1000.0, "met"),
+        (Target("ratio>=", 0.75), 600.0, 1000.0, "missed by 20%"),
+        (Target("ratio<=", 2), 300.0, 100.0, "missed by 50%"),
+        (Target("ratio<=", 2), 500.0, 100.0, "missed: 2.5x the limit"),
+        (Target("value<=", 5), 4.0, None, "met"),
+        (Target("value<=", 5), 12.5, 1.0, "missed: 2.5x the limit"),
+        (Target("value<=", 5), None, 1.0, "no data"),
+    ],
+)
+def test_verdicts_say_by_how_much_a_target_is_missed(
+    target: Target, ours: float | None, reference: float | None, verdict: str
+) -> None:
+    row = Row("k", "label", "ms", target, ours=ours, reference=reference)
+    assert row.verdict == verdict
+
+
+def test_report_round_trips_through_json_and_renders(tmp_path: Path) -> None:
+    rows = [
+        Row("get.rps", "GET by id", "req/s", Target("ratio>=", 0.75), 9000.0, 12000.0),
+        Row("slot", "pending figure", "ms", note="pending: issue 5"),
+    ]
+    path = tmp_path / "r.json"
+    Report(rows=rows, details={"soak": {}}, failures=["x"]).write(path)
+    again = Report.read(path)
+    assert [r.as_json() for r in again.rows] == [r.as_json() for r in rows]
+    assert again.failures == ["x"]
+    table = markdown_table(again.rows)
+    assert "| GET by id | req/s | 9,000 | 12,000 | 0.75 | >= 0.75x ref | met |  |" in table
+    assert "pending: issue 5" in text_table(again.rows)
+
+
+def slice_at(rss_mib: float, requests: int) -> SoakSlice:
+    return SoakSlice(0.0, requests, 0.0, 0.0, 0.0, 0.0, 0, rss_mib)
+
+
+def test_soak_growth_counts_from_the_end_of_the_first_slice() -> None:
+    slices = [slice_at(100, 5000), slice_at(101, 1024), slice_at(103, 1024)]
+    assert growth_per_request(slices) == 1.5  # 3 MiB over 2048 requests
+    assert growth_per_request(slices[1:]) == 2.0
+
+
+@needs_wrk
+@pytest.mark.parametrize("script", ["static.lua", "create.lua"])
+def test_wrk_scripts_drive_a_server(live_reference: LiveServer, script: str) -> None:
+    args = ["sk_test_x"] if script == "static.lua" else ["sk_test_x", "vault_x", "k-"]
+    result = load.run(f"{live_reference.base_url}/v1/documents", script, args, seconds=1)
+    assert result.requests > 0
+    assert result.valid
+
+
+@needs_wrk
+def test_advance_script_stops_and_says_so_when_its_supply_runs_out(
+    live_reference: LiveServer, tmp_path: Path
+) -> None:
+    ids = tmp_path / "ids"
+    ids.write_text("wf_a\nwf_b\n")
+    url = f"{live_reference.base_url}/v1/workflows"
+    result = load.run(url, "advance.lua", ["sk_test_x", str(ids), "2"], seconds=1)
+    assert result.exhausted
+    assert not result.valid
+
+
+def test_spawned_server_is_timed_to_its_first_200_and_stopped(tmp_path: Path) -> None:
+    server = spawn("reference", REFERENCE, "/v1/documents?limit=1", tmp_path)
+    try:
+        assert server.startup > 0
+        assert server.rss_kib() > 0
+        client = server.client()
+        status, _ = client.request("GET", "/v1/documents/doc_x")
+        client.close()
+        assert status == 200
+    finally:
+        server.stop()
+    assert server.process.returncode is not None
+
+
+def test_harness_client_reconnects_when_the_server_closed_an_idle_connection() -> None:
+    # A server that answers one request per connection and then hangs up without saying so,
+    # as uvicorn does with a keep-alive connection idle for 5 s.
+    listener = socket.create_server(("127.0.0.1", 0))
+    served: list[int] = []
+
+    def serve() -> None:
+        for _ in range(2):
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                served.append(1)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    client = Http(listener.getsockname()[1], timeout=5)
+    try:
+        assert client.request("GET", "/a") == (200, b"ok")
+        assert client.request("POST", "/b", {"x": 1}) == (200, b"ok")
+    finally:
+        client.close()
+        thread.join(timeout=5)
+        listener.close()
+    assert len(served) == 2

@@ -1,0 +1,141 @@
+"""The collector tuning of `mockserver run` (mockserver/gc_tuning.py) rests on one fact: the
+mock makes no cyclic garbage, so freezing survivors never strands memory. These tests keep it
+true: a world build, and a mix of requests over a real socket (errors, writes, the lifecycle,
+gzip, exports, resets), leave nothing for the collector to find. If one fails, a change made
+reference cycles: break them where they are made.
+"""
+
+from __future__ import annotations
+
+import gc
+import http.client
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+
+from mockserver.config import Settings
+from mockserver.http.app import create_app
+from mockserver.testing.live import LiveServer
+
+KEY = {"Authorization": "Bearer sk_test_mock_full", "Content-Type": "application/json"}
+
+
+@pytest.fixture
+def collector_paused() -> Iterator[None]:
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+class Client:
+    """http.client, which itself makes no reference cycles (httpx does)."""
+
+    def __init__(self, port: int) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+
+    def call(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, Any]:
+        raw = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+        self.conn.request(method, path, body=raw, headers={**KEY, **(headers or {})})
+        response = self.conn.getresponse()
+        data = response.read()
+        plain_json = "json" in response.getheader("content-type", "") and data[:1] == b"{"
+        return response.status, json.loads(data) if plain_json else data
+
+
+def traffic(client: Client) -> None:
+    """A bit of everything the API does, successes and failures."""
+    assert client.call("GET", "/v1/whoami")[0] == 200
+    status, page = client.call("GET", "/v1/documents?limit=2")
+    assert status == 200
+    assert client.call("GET", f"/v1/documents?limit=2&cursor={page['next_cursor']}")[0] == 200
+    assert client.call("GET", "/v1/documents", headers={"Accept-Encoding": "gzip"})[0] == 200
+    status, doc = client.call("POST", "/v1/documents", {"title": "t", "vault_id": "vault_mock_us"})
+    assert status == 201
+    steps = [{"assignee": "a@mock.example"}, {"assignee": "b@mock.example", "condition": "1 > 0"}]
+    status, wf = client.call("POST", "/v1/workflows", {"document_id": doc["id"], "steps": steps})
+    assert status == 201
+    for _ in steps:
+        assert client.call("POST", f"/v1/workflows/{wf['id']}/advance", {"decision": "approve"})[0]
+    assert client.call("GET", "/v1/audit_logs?limit=5")[0] == 200
+    assert client.call("POST", "/v1/audit_logs/export", {"period": "2020-01-01/2030-01-01"})[0]
+    assert client.call("POST", "/_mock/clock/advance", {"seconds": 600})[0] == 200
+    assert client.call("GET", "/v1/documents/doc_nope")[0] == 404
+    assert client.call("GET", "/eu/v1/documents/doc_mock_draft")[0] == 404
+    assert client.call("POST", "/v1/documents", b"{not json")[0] == 400
+    assert client.call("POST", "/v1/documents", {"title": "t"})[0] == 422
+    assert client.call("GET", "/v1/whoami", headers={"Authorization": "Bearer bad"})[0] == 401
+    assert client.call("DELETE", "/v1/documents/doc_mock_signed")[0] == 409
+    assert client.call("POST", "/_mock/reset")[0] == 200
+
+
+def test_building_a_world_makes_no_cyclic_garbage(collector_paused: None) -> None:
+    app: Starlette = create_app(Settings(clock_mode="frozen"))
+    store = app.state.store
+    for world in store.seeded_worlds():
+        assert world.regions
+    store.reset()
+    store.world("acct_mock_us", "sandbox")
+    assert gc.collect() == 0
+
+
+def test_serving_makes_no_cyclic_garbage(collector_paused: None) -> None:
+    server = LiveServer(create_app(Settings(clock_mode="frozen"))).start()
+    clients: list[Client] = []
+    try:
+        clients.append(Client(server.port))
+        traffic(clients[-1])  # first use: worlds, caches, lazily imported modules
+        gc.collect()
+        for _ in range(3):
+            clients[-1].conn.close()  # connections come and go too
+            clients.append(Client(server.port))
+            traffic(clients[-1])
+        clients[-1].conn.close()
+        assert gc.collect() == 0
+    finally:
+        for client in clients:
+            client.conn.close()
+        server.stop()
+
+
+PROBE = """
+import gc, json
+from mockserver.config import Settings
+from mockserver.gc_tuning import GEN0, tune_for_serving
+from mockserver.http.app import create_app
+
+app = create_app(Settings(clock_mode="frozen"))
+store = app.state.store
+tune_for_serving(store)
+at_start = gc.get_freeze_count()
+store.world("acct_mock_us", "sandbox")
+after_world = gc.get_freeze_count()
+kept = [[i] for i in range(3 * GEN0)]  # lists are tracked (atomic-only dicts are not)
+print(json.dumps({
+    "threshold": gc.get_threshold()[0], "gen0": GEN0, "at_start": at_start,
+    "after_world": after_world, "after_collections": gc.get_freeze_count(),
+    "kept": len(kept), "enabled": gc.isenabled(),
+}))
+"""
+
+
+def test_tuning_freezes_the_seed_each_world_and_survivors() -> None:
+    # In a child process: the tuning is process-wide, and this one must keep its defaults.
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60, check=True
+    )
+    state = json.loads(done.stdout)
+    assert state["threshold"] == state["gen0"]
+    assert state["enabled"]
+    assert state["at_start"] > 0
+    assert state["after_world"] > state["at_start"]
+    assert state["after_collections"] >= state["after_world"] + 2 * state["gen0"]
