@@ -31,7 +31,7 @@ from mockserver.domain.models import SeedData
 from mockserver.errors import SeedError
 from mockserver.seed_builder import build_seed
 from mockserver.seed_validation import Invalid, PathT
-from mockserver.yaml_lines import StrictLoader, line_of, yaml_error, yaml_load
+from mockserver.yaml_lines import StrictLoader, line_of, read_source, yaml_error, yaml_load
 
 _RUN_TAG = "!mockserver/json-run"
 _JSON_ITEM = re.compile(r"( *)- +(\{.*\}) *")
@@ -42,17 +42,7 @@ _LONG_KEY = re.compile(r'"(?:[^"\\]|\\.){900,}" *:')
 
 def load_seed(path: Path) -> SeedData:
     """Read and validate a seed file; SeedError names the file and line of the first problem."""
-    source = str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SeedError(source, 1, f"cannot read seed file: {exc.strerror or exc}") from exc
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise SeedError(source, line, "not valid UTF-8") from exc
-    return load_seed_text(text, source)
+    return load_seed_text(read_source(path, SeedError, "seed"), str(path))
 
 
 def load_seed_text(text: str, source: str) -> SeedData:

@@ -22,7 +22,7 @@ from jsonschema.exceptions import ValidationError as SchemaError
 
 from mockserver.clock import parse_ts
 from mockserver.errors import ScenarioError
-from mockserver.yaml_lines import PathT, StrictLoader, yaml_error, yaml_load
+from mockserver.yaml_lines import PathT, StrictLoader, read_source, yaml_error, yaml_load
 
 from .matching import PathPattern, PatternError
 from .model import (
@@ -82,17 +82,7 @@ def looks_like_seed(text: str) -> bool:
 
 def load_scenario(path: Path) -> Scenario:
     """Read and check a scenario file; ScenarioError names the file and line of the problem."""
-    source = str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ScenarioError(source, 1, f"cannot read scenario file: {exc.strerror or exc}") from exc
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ScenarioError(source, line, "not valid UTF-8") from exc
-    return load_scenario_text(text, source)
+    return load_scenario_text(read_source(path, ScenarioError, "scenario"), str(path))
 
 
 def load_scenario_text(text: str, source: str) -> Scenario:
