@@ -33,7 +33,7 @@ class Target:
             return f">= {self.limit:g}x ref"
         if self.kind == "ratio<=":
             return f"<= {self.limit:g}x ref"
-        return f"<= {self.limit:g} {unit}"
+        return f"<= {self.limit:g}x" if unit == "x" else f"<= {self.limit:g} {unit}"
 
     def verdict(self, ours: float | None, ratio: float | None) -> str:
         """`met`, or `missed` and by how much."""
