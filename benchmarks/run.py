@@ -8,6 +8,7 @@ targets are results, not failures.
 
 from __future__ import annotations
 
+import shutil
 import statistics
 import sys
 import tempfile
@@ -328,4 +329,8 @@ class Run:
             self.attempt("ours, large seed", lambda: self.ours_big(seed))
         o.log("ours, default seed, and the reference, alternately")
         self.attempt("ours and the reference", self.paired)
+        if self.report.failures:
+            o.log(f"server logs kept in {self.workdir}")
+        else:
+            shutil.rmtree(self.workdir, ignore_errors=True)
         return self.report
