@@ -116,17 +116,23 @@ def make_workflows(server: Server, count: int, threads: int = 4) -> list[str]:
     return [wf for chunk in made for wf in chunk]
 
 
-def advance(server: Server, seconds: float, expected_rps: float, workdir: Path) -> LoadResult:
+def advance(
+    server: Server,
+    seconds: float,
+    expected_rps: float,
+    workdir: Path,
+    supply: Callable[[Server, int], list[str]] = make_workflows,
+) -> LoadResult:
     """wrk approving steps of pre-made workflows (see lua/advance.lua); the supply is sized
     from `expected_rps` with a margin, and a run that exhausts it is marked invalid."""
     reset(server)
     count = min(SUPPLY_CAP, int(expected_rps * seconds * SUPPLY_MARGIN / STEPS) + 100)
-    ids = make_workflows(server, count)
-    with tempfile.NamedTemporaryFile("w", dir=workdir, suffix=".ids") as supply:
-        supply.write("\n".join(ids) + "\n")
-        supply.flush()
+    ids = supply(server, count)
+    with tempfile.NamedTemporaryFile("w", dir=workdir, suffix=".ids") as ids_file:
+        ids_file.write("\n".join(ids) + "\n")
+        ids_file.flush()
         url = server.url("/v1/workflows")
-        return load.run(url, "advance.lua", [KEY, supply.name, str(STEPS)], seconds)
+        return load.run(url, "advance.lua", [KEY, ids_file.name, str(STEPS)], seconds)
 
 
 def page_paths(server: Server, depths: tuple[int, ...]) -> dict[int, str]:
