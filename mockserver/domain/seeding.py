@@ -10,7 +10,6 @@ reads as if the API had been used.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from typing import Any
 
 from mockserver.ids import IdFactory
@@ -287,6 +286,3 @@ def load_world(world: World, store: Store) -> None:
     for doc in data.documents:
         if doc.status == "signed" and not doc.deleted:
             documents.schedule_lock(world, doc)
-
-
-Loader = Callable[[World, Store], None]
