@@ -38,7 +38,7 @@ from mockserver.domain.webhooks import (
 )
 from mockserver.errors import Conflict, NotFound
 from mockserver.ids import IdFactory
-from mockserver.scheduler import Work
+from mockserver.scheduler import Commit, Work
 from mockserver.store import Store, World
 
 if TYPE_CHECKING:
@@ -149,8 +149,10 @@ class DeliveryEngine:
     ) -> None:
         generation = self._generation
         delivery.next_attempt_at = due
+        # Concurrent: a clock move may make attempts to different endpoints due at the same
+        # time together (only the head of an endpoint's queue ever has a timer).
         delivery.timer = self.store.scheduler.at(
-            due, lambda _: self._attempt(book, delivery, generation)
+            due, lambda _: self._attempt(book, delivery, generation), concurrent=True
         )
         if run_soon and due <= self.store.now():
             self._run_soon()
@@ -234,7 +236,9 @@ class DeliveryEngine:
         at: int,
         signature: str,
         fault: Fault | None = None,
-    ) -> None:
+    ) -> Commit:
+        """The attempt's HTTP; what it found is recorded by the commit it returns (see
+        `scheduler`: a clock move commits attempts made together in their timers' order)."""
         loop = asyncio.get_running_loop()
         generation = self._generation
         started = loop.time()  # real time, to report how long the receiver took
@@ -247,10 +251,21 @@ class DeliveryEngine:
             if generation == self._generation and delivery.status == "pending":
                 self._schedule(book, delivery, self.store.now(), run_soon=False)
             raise
+        attempt = Attempt(at, status, error, round((loop.time() - started) * 1000))
+        return lambda: self._record(book, queue, delivery, attempt, generation)
+
+    def _record(
+        self,
+        book: WebhookBook,
+        queue: EndpointQueue,
+        delivery: Delivery,
+        attempt: Attempt,
+        generation: int,
+    ) -> None:
+        """An attempt's outcome: its delivery waits for a retry, or is done and the endpoint's
+        next delivery starts. Nothing after a reset (the attempt is forgotten)."""
         if generation != self._generation:
             return
-        duration_ms = round((loop.time() - started) * 1000)
-        attempt = Attempt(at, status, error, duration_ms)
         alive = delivery.endpoint_id in book.endpoints
         following = queue.finish(delivery, attempt, alive=alive)
         if delivery.status == "pending" and delivery.next_attempt_at is not None:

@@ -7,12 +7,20 @@ A timer's action may return a coroutine (a webhook delivery attempt does: it sen
 ways of running timers treat that coroutine differently:
 
 - `run_until_async` (what `/_mock/clock/advance` and `/set` await) awaits each one before the
-  next timer, so moving the clock 24 h runs a whole retry schedule, in order, and returns after.
-  It first lets work already under way finish (`settle`), so the timeline is the same however
-  fast a receiver answered.
+  clock moves past its due time, so moving the clock 24 h runs a whole retry schedule, in order,
+  and returns after. It first lets work already under way finish (`settle`), so the timeline is
+  the same however fast a receiver answered. Timers marked `concurrent` (attempts to different
+  webhook endpoints) that fall due at the same time have their work run together, at most
+  `BATCH_MAX` at once, as the background path would run it.
 - the synchronous `run_due` / `run_until` (at each request, from the real-clock ticker, after a
   write) start each coroutine as a background task on the running loop and move on, so no
   caller ever waits for a receiver.
+
+Work is in two parts, so that running it together changes nothing but the real time it takes:
+the coroutine does the waiting (the HTTP request) and returns a `Commit`, a plain function that
+records the outcome and schedules what follows. The commits of a batch run in the order of its
+timers, each after the one before, so timers made by them, and so every later run, are the same
+as if each timer's work had been awaited in turn.
 
 Background tasks are tracked so that `settle` can wait for them and `clear` (a reset) can
 cancel them, whichever thread's event loop they run on.
@@ -31,11 +39,13 @@ from mockserver.clock import Clock
 
 log = logging.getLogger("mockserver")
 
-Work = Coroutine[Any, Any, None]
+Commit = Callable[[], None]  # records what the work found, once it is this work's turn
+Work = Coroutine[Any, Any, Commit | None]
 Action = Callable[[int], Work | None]  # receives its due time in whole seconds
 
 POLL = 0.005  # seconds between looks at work running on another thread's event loop
 TICK = 0.25  # longest sleep of the real-clock ticker
+BATCH_MAX = 16  # concurrent timers' work run together by a clock move (an account's endpoints)
 
 
 @dataclass(order=True, slots=True)
@@ -44,6 +54,7 @@ class Timer:
     order: int
     action: Action = field(compare=False)
     cancelled: bool = field(default=False, compare=False)
+    concurrent: bool = field(default=False, compare=False)  # may run beside others of its time
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -65,10 +76,11 @@ class Scheduler:
     def __len__(self) -> int:
         return sum(1 for t in self._heap if not t.cancelled)
 
-    def at(self, due: float, action: Action) -> Timer:
-        """Run `action` once the clock reaches `due`."""
+    def at(self, due: float, action: Action, *, concurrent: bool = False) -> Timer:
+        """Run `action` once the clock reaches `due`. `concurrent`: a clock move may run its
+        work together with that of other concurrent timers due at the same time."""
         self._order += 1
-        timer = Timer(due, self._order, action)
+        timer = Timer(due, self._order, action, concurrent=concurrent)
         heapq.heappush(self._heap, timer)
         return timer
 
@@ -111,13 +123,18 @@ class Scheduler:
 
     def _start(self, work: Work) -> None:
         try:
-            loop = asyncio.get_running_loop()
+            asyncio.get_running_loop()
         except RuntimeError:  # no event loop (a synchronous caller): run it to the end here
-            asyncio.run(work)
+            asyncio.run(_in_turn(work, None))
             return
-        task = loop.create_task(work)
+        self._track(work, None)
+
+    def _track(self, work: Work, after: asyncio.Task[None] | None) -> asyncio.Task[None]:
+        """Run `work` as a background task that commits after `after` has."""
+        task = asyncio.ensure_future(_in_turn(work, after))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        return task
 
     # -- asynchronous: each coroutine is awaited in turn ---------------------------------
 
@@ -146,21 +163,48 @@ class Scheduler:
     async def _run_acquired(self, target: float) -> int:
         epoch = self._epoch
         ran = 0
+        batch: list[asyncio.Task[None]] = []  # work of concurrent timers of one due time
+        batch_due = 0.0
         try:
-            while epoch == self._epoch and (timer := self._pop_due(target)) is not None:
+            while epoch == self._epoch:
+                head = self._peek_due(target)
+                if batch and (
+                    head is None
+                    or not head.concurrent
+                    or head.due != batch_due
+                    or len(batch) >= BATCH_MAX
+                ):
+                    await asyncio.wait(batch)  # the last one commits after every other
+                    batch = []
+                    continue
+                if head is None:
+                    break
+                timer = self._pop_due(target)
+                assert timer is head
                 work = timer.action(int(timer.due))
                 ran += 1
-                if work is not None:
-                    # As a task, so a reset can cancel the attempt without cancelling this run.
-                    task = asyncio.ensure_future(work)
-                    self._background.add(task)
-                    task.add_done_callback(self._background.discard)
+                if work is None:
+                    continue
+                # As a task, so a reset can cancel the attempt without cancelling this run.
+                task = self._track(work, batch[-1] if batch else None)
+                if timer.concurrent:
+                    batch.append(task)
+                    batch_due = timer.due
+                else:
                     await asyncio.wait([task])
             if epoch == self._epoch and target > self._clock.now():
                 self._clock.set(target)
         finally:
             self._running = False
         return ran
+
+    def _peek_due(self, target: float) -> Timer | None:
+        """The next live timer due by `target`, left in place."""
+        while self._heap and self._heap[0].cancelled:
+            heapq.heappop(self._heap)
+        if self._heap and self._heap[0].due <= target:
+            return self._heap[0]
+        return None
 
     def _pop_due(self, target: float) -> Timer | None:
         """The next live timer due by `target`, with the clock moved to its due time."""
@@ -228,3 +272,16 @@ class Scheduler:
             if not task_loop.is_closed():
                 task_loop.call_soon_threadsafe(task.cancel)
         self._background.clear()
+
+
+async def _in_turn(work: Work, after: asyncio.Task[None] | None) -> None:
+    """Do `work`, then commit its outcome once `after` (the work before it in a batch) is
+    done, commit included. Cancelled while waiting for its turn (a reset, the loop closing),
+    it commits at once: the work was done; a reset makes the commit a no-op."""
+    commit = await work
+    try:
+        if after is not None and not after.done():
+            await asyncio.wait([after])
+    finally:
+        if commit is not None:
+            commit()

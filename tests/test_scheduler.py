@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from mockserver.clock import FrozenClock
-from mockserver.scheduler import Scheduler, Work
+from mockserver.scheduler import BATCH_MAX, Scheduler, Work
 
 
 def make() -> tuple[FrozenClock, Scheduler, list[tuple[str, int, float]]]:
@@ -158,3 +158,92 @@ def test_a_clear_during_an_async_run_stops_it() -> None:
     scheduler.at(1020, lambda at: pytest.fail("ran after the reset"))
     asyncio.run(scheduler.advance_async(100))
     assert clock.now() == 1000.0  # the run did not move the clock past the reset
+
+
+def test_concurrent_timers_of_one_time_run_together_and_commit_in_timer_order() -> None:
+    clock, scheduler, log = make()
+    gates = {name: asyncio.Event() for name in ("a", "b", "c")}
+
+    def attempt(name: str) -> Work:
+        async def send() -> Callable[[], None]:
+            log.append((f"{name} start", int(clock.now()), clock.now()))
+            if name == "a":  # a is the slowest: b and c finish first (run one by one, they
+                # never would: a times out)
+                await asyncio.wait_for(gates["b"].wait(), 5)
+                await asyncio.wait_for(gates["c"].wait(), 5)
+            if name in gates:
+                gates[name].set()
+
+            def commit() -> None:
+                log.append((f"{name} commit", int(clock.now()), clock.now()))
+                if name == "a":  # a commit may schedule more work at the same time
+                    scheduler.at(clock.now(), lambda at: attempt("a2"), concurrent=True)
+
+            return commit
+
+        return send()
+
+    for name in ("a", "b", "c"):
+        scheduler.at(1010, lambda at, name=name: attempt(name), concurrent=True)
+    scheduler.at(1020, lambda at: attempt("d"), concurrent=True)
+    assert asyncio.run(scheduler.advance_async(100)) == 5
+    assert [entry[:2] for entry in log] == [
+        ("a start", 1010),
+        ("b start", 1010),
+        ("c start", 1010),
+        ("a commit", 1010),  # b and c were done first, yet commit after a, in timer order
+        ("b commit", 1010),
+        ("c commit", 1010),
+        ("a2 start", 1010),  # made by a's commit: after every commit of its batch
+        ("a2 commit", 1010),
+        ("d start", 1020),  # the clock moves on once the work of 1010 is all committed
+        ("d commit", 1020),
+    ]
+
+
+def test_a_timer_that_is_not_concurrent_ends_a_batch() -> None:
+    clock, scheduler, log = make()
+
+    def attempt(name: str) -> Work:
+        async def send() -> Callable[[], None]:
+            log.append((f"{name} start", int(clock.now()), clock.now()))
+            await asyncio.sleep(0.005)
+            return lambda: log.append((f"{name} commit", int(clock.now()), clock.now()))
+
+        return send()
+
+    scheduler.at(1010, lambda at: attempt("a"), concurrent=True)
+    scheduler.at(1010, lambda at: log.append(("sync", at, clock.now())))
+    scheduler.at(1010, lambda at: attempt("b"), concurrent=True)
+    scheduler.at(1010, lambda at: attempt("c"))
+    asyncio.run(scheduler.advance_async(10))
+    assert [entry[0] for entry in log] == [
+        "a start",
+        "a commit",
+        "sync",
+        "b start",
+        "b commit",
+        "c start",
+        "c commit",
+    ]
+
+
+def test_a_batch_holds_at_most_batch_max_attempts() -> None:
+    clock, scheduler, _ = make()
+    running = [0]
+    most = [0]
+
+    def attempt() -> Work:
+        async def send() -> None:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            await asyncio.sleep(0.001)
+            running[0] -= 1
+
+        return send()
+
+    for _ in range(BATCH_MAX * 2 + 3):
+        scheduler.at(1010, lambda at: attempt(), concurrent=True)
+    assert asyncio.run(scheduler.advance_async(10)) == BATCH_MAX * 2 + 3
+    assert most[0] == BATCH_MAX
+    assert clock.now() == 1010.0
