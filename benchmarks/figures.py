@@ -237,22 +237,3 @@ def soak(server: Server, seconds: float, slice_seconds: float, run_id: str) -> l
     finally:
         client.close()
     return slices
-
-
-# Slots for figures whose features are being built on other branches. Each returns None until
-# its feature lands; the run reports them as pending with the issue that brings them.
-
-
-def webhook_backlog_advance(server: Server) -> float | None:
-    """PENDING (issue 5, webhooks): seconds for `POST /_mock/clock/advance {"seconds": 86400}`
-    with 1,000 pending deliveries to an endpoint that always fails. To fill in: register an
-    endpoint on a closed loopback port, create 1,000 documents (one event each), then time the
-    advance call. Target: under 1 s."""
-    return None
-
-
-def fixture_overhead() -> float | None:
-    """PENDING (issue 7, pytest plugin): milliseconds a test pays for the plugin's fixtures
-    (in-process and live), measured by running a generated file of N empty tests with and
-    without the fixture under `pytest -p mockserver...` and dividing the difference by N."""
-    return None

@@ -140,7 +140,7 @@ def fmt(value: float | None, unit: str) -> str:
         return "-"
     if unit == "req/s":
         return f"{value:,.0f}"
-    if unit == "MiB":
+    if unit in ("MiB", "attempts"):
         return f"{value:,.0f}"
     if unit == "x":
         return f"{value:.2f}x"

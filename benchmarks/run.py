@@ -16,13 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import figures
+from . import figures, plugin_overhead, webhook_backlog
 from .load import LoadResult
 from .report import Report, Row, Target
 from .seed import large_seed
 from .servers import Server, running, spawn
 
-GROUPS = ("startup", "load", "pages", "reset", "rss", "soak")
+GROUPS = ("startup", "load", "pages", "reset", "rss", "soak", "webhooks", "pytest")
 OURS = "ours"
 REF = "reference"
 
@@ -44,6 +44,10 @@ class Options:
     slice_seconds: float = 10.0
     depths: tuple[int, ...] = (1, 100, 1000)
     groups: tuple[str, ...] = GROUPS
+    backlog_runs: int = 3  # of the main webhook backlog figure (the median counts)
+    backlog_layouts: tuple[str, ...] = webhook_backlog.LAYOUTS
+    plugin_tests: int = 200  # tests per generated pytest suite
+    plugin_repeat: int = 2
     run_id: str = "0"
     log: Callable[[str], None] = field(default=_log)
 
@@ -99,21 +103,42 @@ def rows(options: Options) -> list[Row]:
         Row("soak.rss.end", "POST soak, RSS at the end", "MiB"),
         Row("soak.kib", "POST soak, RSS growth per request", "KiB"),
         Row("soak.drift", "POST soak, growth per request, 2nd half / 1st", "x", _at_most(1.2)),
-        # Slots: figures whose features are being built on other branches (see figures.py).
-        Row(
-            "webhooks.advance",
-            "24 h clock advance, 1,000 failing deliveries",
-            "ms",
-            _at_most(1000),
-            note="pending: issue 5 (webhooks)",
-        ),
-        Row(
-            "pytest.overhead",
-            "pytest fixtures, per-test overhead",
-            "ms",
-            note="pending: issue 7 (pytest plugin)",
-        ),
     ]
+    table += backlog_rows(options.backlog_layouts)
+    for suite, label in PLUGIN_SUITES:
+        table.append(Row(f"pytest.{suite}", f"pytest {label}, per-test overhead", "ms"))
+    return table
+
+
+BACKLOG = "24 h clock advance, 1,000 failing deliveries"
+LAYOUT_LABELS = {
+    "endpoints16": "on 16 endpoints",
+    "endpoint1": "on 1 endpoint",
+    "heads1000": "on 1,000 endpoints (63 accounts)",
+}
+RECEIVER_LABELS = {"500": "receiver answering 500", "refused": "connection refused"}
+# (layout, receiver) of each backlog figure; the first is the one with the target.
+BACKLOGS = (("endpoints16", "500"), ("endpoints16", "refused"), ("endpoint1", "500"))
+BACKLOG_BOUND = ("heads1000", "500")
+PLUGIN_SUITES = (
+    ("mock_client", "mock_client"),
+    ("mock_client_get", "mock_client + one GET"),
+    ("mock_server", "mock_server"),
+    ("mock_server_get", "mock_server + one GET"),
+)
+
+
+def backlog_rows(layouts: tuple[str, ...]) -> list[Row]:
+    """A time and an attempt count per backlog figure (see benchmarks/webhook_backlog.py)."""
+    table = []
+    for layout, receiver in (*BACKLOGS, BACKLOG_BOUND):
+        if layout not in layouts:
+            continue
+        key = f"webhooks.{layout}.{receiver}"
+        label = f"{BACKLOG} {LAYOUT_LABELS[layout]}, {RECEIVER_LABELS[receiver]}"
+        target = _at_most(1000) if (layout, receiver) == BACKLOGS[0] else None
+        table.append(Row(key, label, "ms", target))
+        table.append(Row(f"{key}.attempts", f"{label}: attempts made", "attempts"))
     return table
 
 
@@ -201,6 +226,7 @@ class Run:
             self.rss(OURS, servers[OURS], "default")
             for side, server in servers.items():
                 self.soak(side, server)
+            self.backlogs(servers[OURS])
 
     # -- figures ----------------------------------------------------------------------------------
 
@@ -320,6 +346,49 @@ class Run:
 
         self.attempt(f"{side} soak", measure)
 
+    def backlogs(self, server: Server) -> None:
+        """The webhook backlog figures (ours only: the reference has no webhooks)."""
+        if not self.wants("webhooks"):
+            return
+        o = self.options
+
+        def measure() -> None:
+            for layout, receiver in (*BACKLOGS, BACKLOG_BOUND):
+                if layout not in o.backlog_layouts:
+                    continue
+                main = (layout, receiver) == BACKLOGS[0]
+                runs = [
+                    webhook_backlog.measure(server, layout, receiver)
+                    for _ in range(o.backlog_runs if main else 1)
+                ]
+                self.report.details.setdefault("webhooks", []).extend(vars(r) for r in runs)
+                chosen = sorted(runs, key=lambda r: r.advance_ms)[len(runs) // 2]
+                key = f"webhooks.{layout}.{receiver}"
+                note = f"median of {len(runs)}" if len(runs) > 1 else ""
+                if (layout, receiver) == BACKLOG_BOUND:
+                    note = "every delivery a queue's head: the bound of real HTTP, no target"
+                self.put(key, OURS, chosen.advance_ms, note)
+                self.put(f"{key}.attempts", OURS, chosen.attempts)
+
+        self.attempt("ours webhook backlog", measure)
+
+    def plugin(self) -> None:
+        """The pytest fixtures' per-test overhead (no server of ours: the plugin makes its
+        own, in the pytest process)."""
+        if not self.wants("pytest"):
+            return
+        o = self.options
+
+        def measure() -> None:
+            costs = plugin_overhead.measure(o.plugin_tests, o.plugin_repeat)
+            self.report.details["pytest"] = {name: vars(cost) for name, cost in costs.items()}
+            for suite, _ in PLUGIN_SUITES:
+                cost = costs[suite]
+                note = f"CPU {cost.cpu_ms:.2f} ms; session set-up {cost.setup_ms:.0f} ms, once"
+                self.put(f"pytest.{suite}", OURS, cost.wall_ms, note)
+
+        self.attempt("pytest fixtures", measure)
+
     def execute(self) -> Report:
         o = self.options
         if any(self.wants(g) for g in ("startup", "pages", "reset", "rss")):
@@ -327,8 +396,12 @@ class Run:
             seed = large_seed(o.big_documents)
             o.log(f"ours, {o.big_documents}-document seed")
             self.attempt("ours, large seed", lambda: self.ours_big(seed))
-        o.log("ours, default seed, and the reference, alternately")
-        self.attempt("ours and the reference", self.paired)
+        if any(self.wants(g) for g in GROUPS if g != "pytest"):
+            o.log("ours, default seed, and the reference, alternately")
+            self.attempt("ours and the reference", self.paired)
+        if self.wants("pytest"):
+            o.log("pytest fixtures")
+            self.plugin()
         if self.report.failures:
             o.log(f"server logs kept in {self.workdir}")
         else:

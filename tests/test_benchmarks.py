@@ -15,11 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from benchmarks import load
+from benchmarks import load, plugin_overhead, webhook_backlog
 from benchmarks.figures import SoakSlice
 from benchmarks.reference_app import create_app
 from benchmarks.report import Report, Row, Target, markdown_table, text_table
-from benchmarks.run import REFERENCE, growth_per_request
+from benchmarks.run import REFERENCE, growth_per_request, ours_command
 from benchmarks.servers import Http, spawn
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.live import LiveServer
@@ -204,3 +204,50 @@ def test_harness_client_reconnects_when_the_server_closed_an_idle_connection() -
         thread.join(timeout=5)
         listener.close()
     assert len(served) == 2
+
+
+@pytest.mark.parametrize(
+    ("layout", "heads", "largest"),
+    [("endpoints16", 16, 63), ("endpoint1", 1, 1000), ("heads1000", 1000, 1)],
+)
+def test_backlog_layouts_hold_1000_deliveries(layout: str, heads: int, largest: int) -> None:
+    counts = webhook_backlog.plan(layout)
+    assert sum(counts) == 1000
+    assert (len(counts), max(counts)) == (heads, largest)
+
+
+def test_the_failing_receiver_reads_each_request_and_answers_500() -> None:
+    receiver = webhook_backlog.FailingReceiver().start()
+    try:
+        url = f"http://127.0.0.1:{receiver.port}/hooks"
+        for size in (0, 10, 200_000):  # a body in several reads too
+            response = httpx.post(url, content=b"x" * size)
+            assert response.status_code == 500
+        assert receiver.received == 3
+    finally:
+        receiver.stop()
+
+
+@pytest.mark.parametrize("kind", ["500", "refused"])
+def test_backlog_figure_counts_the_attempts_of_the_advance(tmp_path: Path, kind: str) -> None:
+    server = spawn("ours", ours_command(None), "/v1/documents?limit=1", tmp_path)
+    try:
+        result = webhook_backlog.measure(server, "endpoint1", kind, deliveries=3)
+        client = server.client()
+        assert client.json("GET", "/_mock/webhooks/deliveries")["data"] == []  # reset after
+        client.close()
+    finally:
+        server.stop()
+    # 29 retries of the head, then the first attempt of the next, at the 24 h mark
+    assert (result.deliveries, result.heads, result.attempts) == (3, 1, 30)
+    assert (result.failed, result.pending) == (1, 2)
+    assert result.received == (30 if kind == "500" else None)
+    assert result.advance_ms > 0
+
+
+def test_plugin_suites_are_timed_test_by_test(tmp_path: Path) -> None:
+    (tmp_path / "conftest.py").write_text(plugin_overhead.CONFTEST)
+    times = plugin_overhead.run_suite(tmp_path, "mock_client_get", 4)
+    assert times.wall_ms > 0
+    assert times.cpu_ms > 0
+    assert times.first_wall_ms > times.wall_ms  # the session's app is made in the first test
