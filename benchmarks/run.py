@@ -143,8 +143,10 @@ def backlog_rows(layouts: tuple[str, ...]) -> list[Row]:
 
 
 def fixed_ids(server: Server, count: int) -> list[str]:
-    """The reference's supply: one made-up id, as many times as asked."""
-    return ["wf_reference"] * count
+    """The reference's supply: one made-up id, as many times as the largest supply (made-up
+    ids cost nothing, and a supply sized from its create rate ran out on a busy box, where the
+    reference advanced faster than 1.5 times the rate it created at)."""
+    return ["wf_reference"] * max(count, figures.SUPPLY_CAP)
 
 
 def growth_per_request(slices: list[figures.SoakSlice]) -> float:
