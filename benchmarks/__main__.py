@@ -1,6 +1,6 @@
 """`python -m benchmarks`: run the benchmarks, print the table, write the JSON.
 
-python -m benchmarks                       # what `make bench` runs (about 6 minutes)
+python -m benchmarks                       # what `make bench` runs (about 8 minutes)
 python -m benchmarks --only soak --soak 300   # what `make bench-soak` runs
 python -m benchmarks --quick               # a short smoke run of every figure
 """
