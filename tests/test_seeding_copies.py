@@ -62,7 +62,10 @@ def other(value: Any) -> Any:
 
 
 def variants(make: Any, base: Any) -> list[Any]:
-    return [make(**{f.name: other(getattr(base, f.name))}) for f in dataclasses.fields(base)]
+    """One object per field with that field changed (not the rendered JSON caches, which a
+    copy must not carry: they are made on first use)."""
+    fields = [f for f in dataclasses.fields(base) if f.init]
+    return [make(**{f.name: other(getattr(base, f.name))}) for f in fields]
 
 
 def shift_fields(obj: Any, by: int) -> Any:
