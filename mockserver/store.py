@@ -80,7 +80,7 @@ class Pristine:
     """The seeded objects of one (account, environment), indexed as a world indexes them. Never
     changed once built: worlds copy these indexes and share the objects."""
 
-    __slots__ = ("active_workflows", "regions", "seed", "seq")
+    __slots__ = ("active_workflows", "locks", "regions", "seed", "seq")
 
     def __init__(self, seed: EnvironmentSeed) -> None:
         self.seed = seed  # the objects, in seed order
@@ -88,6 +88,17 @@ class Pristine:
         self.active_workflows: dict[str, str] = {}
         self.seq = 0
         self._add(seed.vaults, seed.documents, seed.workflows)
+        # (due, document) of each signed document's lock timer, by due; a stable sort keeps
+        # the file order of equal dues, the order they were scheduled (and run) in before.
+        # Scheduled in due order, each timer joins the scheduler's heap in one comparison.
+        self.locks = sorted(
+            (
+                (doc.signed_at + self.regions[doc.region].vaults[doc.vault_id].lock_after, doc)
+                for doc in seed.documents
+                if doc.status == "signed" and not doc.deleted and doc.signed_at is not None
+            ),
+            key=lambda lock: lock[0],
+        )
 
     def install(self, world: World) -> None:
         """Give a new world these objects: its own indexes, the objects shared."""

@@ -101,11 +101,12 @@ def sign(world: World, doc: Document, signers: list[str], actor: str, at: int) -
     return doc
 
 
-def schedule_lock(world: World, doc: Document) -> None:
-    """Lock the signed document when the clock passes signed_at + lock_after."""
-    assert doc.signed_at is not None
-    lock_after = world.regions[doc.region].vaults[doc.vault_id].lock_after
-    world.scheduler.at(doc.signed_at + lock_after, lambda at: lock(world, doc, at))
+def schedule_lock(world: World, doc: Document, due: int | None = None) -> None:
+    """Lock the signed document when the clock passes `due`, signed_at + lock_after."""
+    if due is None:
+        assert doc.signed_at is not None
+        due = doc.signed_at + world.regions[doc.region].vaults[doc.vault_id].lock_after
+    world.scheduler.at(due, lambda at: lock(world, doc, at))
 
 
 def lock(world: World, doc: Document, at: int) -> None:

@@ -230,6 +230,5 @@ def load_world(world: World, store: Store) -> None:
         store.history_cache[key] = chains
     for region, events in chains.items():
         world.regions[region].audit = AuditChain(events)
-    for doc in data.documents:
-        if doc.status == "signed" and not doc.deleted:
-            documents.schedule_lock(world, doc)
+    for due, doc in pristine.locks:
+        documents.schedule_lock(world, doc, due)
