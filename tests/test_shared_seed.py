@@ -194,3 +194,19 @@ def test_cached_json_is_never_stale(client: httpx.Client, app: Starlette) -> Non
     for change in changes(client):
         apply(client, change)
         assert_fresh(app, client)
+
+
+@pytest.mark.parametrize("has_more", [True, False])
+def test_a_page_joined_from_cached_items_is_what_orjson_makes_of_the_page(
+    app: Starlette, has_more: bool
+) -> None:
+    docs = list(app.state.store.world("acct_mock_us", "sandbox").regions["us"].doc_order)[-5:]
+    docs[0] = dataclasses.replace(docs[0], title='quotes " and \\ and \u00e9 and \U0001f600')
+    for page in ([], docs[:1], docs):
+        cursor = app.state.store.cursors.encode(7) if has_more else None
+        expected = orjson.dumps(
+            views.page([views.document_summary(d) for d in page], has_more, cursor)
+        )
+        assert views.document_page_json(page, has_more, cursor) == expected
+        for doc in page:
+            assert views.document_detail_json(doc) == orjson.dumps(views.document_detail(doc))
