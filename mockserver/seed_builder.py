@@ -54,8 +54,10 @@ from mockserver.seed_validation import (
     choice,
     email,
     fail,
+    fresh,
     integer,
     items,
+    kept,
     limits,
     metadata,
     prefixed_id,
@@ -310,17 +312,17 @@ class _SeedBuilder:
             DocumentVersion(v, hashlib.sha256(f"{doc_id}:{v}".encode()).hexdigest(), created_at)
             for v in range(1, version)
         ]
-        sha256 = _fresh(sha256)
+        sha256 = fresh(sha256)
         versions.append(DocumentVersion(version, sha256, created_at))
         return Document(
-            id=_fresh(doc_id),
+            id=fresh(doc_id),
             vault_id=vault.id,
             region=vault.region,
-            title=_fresh(title),
+            title=fresh(title),
             status=status,
             created_at=created_at,
             sha256=sha256,
-            metadata={sys.intern(k): _kept(v) for k, v in meta.items()},
+            metadata={sys.intern(k): kept(v) for k, v in meta.items()},
             version=version,
             versions=versions,
             signers=signers,
@@ -373,7 +375,7 @@ class _SeedBuilder:
         workflow_state(path, status, current, steps, doc)
         last = next((s for s in reversed(steps) if s.decision in ("approve", "reject")), None)
         return Workflow(
-            id=_fresh(workflow_id),
+            id=fresh(workflow_id),
             document_id=doc.id,
             region=doc.region,
             status=status,
@@ -402,25 +404,6 @@ class _SeedBuilder:
                 after, previous = step.decided_at, f"the decided_at of steps[{index}]"
             steps.append(step)
         return steps
-
-
-# The parsed file's dicts, lists and strings are thrown away once the seed is built. A string
-# kept from them would pin their memory: the allocator could not give back its pools, which were
-# filled during parsing, and a 100k-document seed would leave ~350 MiB resident. So what is kept
-# is copied (the copies are made while building, beside the other objects kept).
-
-
-def _fresh(value: str) -> str:
-    """An equal string that is not `value`."""
-    return value.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
-
-
-def _kept(value: str | int | bool) -> str | int | bool:
-    """A metadata value to keep: strings shared by equal ones (seeds repeat them), ints copied
-    (bools and small ints are shared, never copied)."""
-    if isinstance(value, str):
-        return sys.intern(_fresh(value))
-    return value + 0 if type(value) is int else value
 
 
 def _list(value: object) -> list[object]:
