@@ -1,5 +1,6 @@
-"""Filling a world from the seed: shifted copies of the seeded objects, their lock timers,
-and an audit history that tells how they came to be.
+"""Filling a world from the seed: the seeded objects (shifted once per store and shared by
+its worlds, which copy one before changing it), their lock timers, and an audit history that
+tells how they came to be.
 
 The history is synthesized once per (account, environment) and shared by every reset (events
 are immutable): each seeded object's life is replayed on scratch copies in time order (created,
