@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 
 from mockserver.clock import format_ts, parse_ts
 from mockserver.config import DEFAULT_START_TIME
@@ -53,8 +54,10 @@ from mockserver.seed_validation import (
     choice,
     email,
     fail,
+    fresh,
     integer,
     items,
+    kept,
     limits,
     metadata,
     prefixed_id,
@@ -309,16 +312,17 @@ class _SeedBuilder:
             DocumentVersion(v, hashlib.sha256(f"{doc_id}:{v}".encode()).hexdigest(), created_at)
             for v in range(1, version)
         ]
+        sha256 = fresh(sha256)
         versions.append(DocumentVersion(version, sha256, created_at))
         return Document(
-            id=doc_id,
+            id=fresh(doc_id),
             vault_id=vault.id,
             region=vault.region,
-            title=title,
+            title=fresh(title),
             status=status,
             created_at=created_at,
             sha256=sha256,
-            metadata=dict(meta),
+            metadata={sys.intern(k): kept(v) for k, v in meta.items()},
             version=version,
             versions=versions,
             signers=signers,
@@ -371,7 +375,7 @@ class _SeedBuilder:
         workflow_state(path, status, current, steps, doc)
         last = next((s for s in reversed(steps) if s.decision in ("approve", "reject")), None)
         return Workflow(
-            id=workflow_id,
+            id=fresh(workflow_id),
             document_id=doc.id,
             region=doc.region,
             status=status,

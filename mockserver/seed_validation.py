@@ -4,13 +4,16 @@
 each returns the checked value or raises `Invalid`, whose `at` names the offending node as a
 path of keys and list indices. `mockserver.seeds` looks its YAML line up only when something is
 wrong. Checks take the parent path and the key separately and build the full path only when
-they fail: a 100k-document seed runs them millions of times.
+they fail: a 100k-document seed runs them millions of times. Strings a seed repeats (emails,
+choices, conditions, comments) come back as one shared object each: a parser makes a new
+string per occurrence, and a 100k-document seed holds them for the server's life.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 from datetime import UTC, date, datetime
 from typing import NoReturn
 from urllib.parse import urlsplit
@@ -106,13 +109,13 @@ def boolean(value: object, path: PathT, key: PathPart) -> bool:
 def email(value: object, path: PathT, key: PathPart) -> str:
     if type(value) is not str or not _EMAIL.match(value):
         fail(path, key, f"invalid email {show(value)}")
-    return value
+    return sys.intern(value)
 
 
 def choice(value: object, path: PathT, key: PathPart, options: tuple[str, ...]) -> str:
     if type(value) is not str or value not in options:
         fail(path, key, f"unknown {key} {show(value)} (expected one of: {', '.join(options)})")
-    return value
+    return options[options.index(value)]
 
 
 def prefixed_id(value: object, path: PathT, key: PathPart, prefix: str) -> str:
@@ -219,6 +222,25 @@ def metadata(value: object, path: PathT, limits: Limits) -> dict[str, str | int 
     return value
 
 
+# The parsed file's dicts, lists and strings are thrown away once the seed is built. A string
+# kept from them would pin their memory: the allocator could not give back its pools, which were
+# filled during parsing, and a 100k-document seed would leave ~350 MiB resident. So what is kept
+# is copied (the copies are made while building, beside the other objects kept).
+
+
+def fresh(value: str) -> str:
+    """An equal string that is not `value`."""
+    return value.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
+
+
+def kept(value: str | int | bool) -> str | int | bool:
+    """A metadata value to keep: strings shared by equal ones (seeds repeat them), ints copied
+    (bools and small ints are shared, never copied)."""
+    if isinstance(value, str):
+        return sys.intern(fresh(value))
+    return value + 0 if type(value) is int else value
+
+
 def limits(value: object, path: PathT) -> Limits:
     """Any subset of the fields of models.Limits, each a positive int."""
     if value is None:
@@ -265,7 +287,7 @@ def read_step(
     assignee = email(raw["assignee"], path, "assignee")
     condition = raw.get("condition")
     if condition is not None:
-        condition = text(condition, path, "condition")
+        condition = sys.intern(text(condition, path, "condition"))
         if condition not in conditions:
             try:
                 parse(condition)
@@ -288,7 +310,7 @@ def read_step(
         raise Invalid(path, f"missing required field 'decided_at' (decision is {decision})")
     decided_at = reference.moment(decided_at, path, "decided_at")
     if comment is not None:
-        comment = text(comment, path, "comment")
+        comment = sys.intern(text(comment, path, "comment"))
     return WorkflowStep(assignee, condition, decision, decided_at, comment)
 
 

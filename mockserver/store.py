@@ -1,16 +1,19 @@
 """All the state of one mock instance, partitioned by (account, environment) and region.
 
 `Store` holds the credentials, the scheduler and builds a `World` per (account, environment) on
-first use from copies of the seed, so a reset is just dropping the worlds. Within a world,
-`RegionData` keeps what lives in one data centre, its audit chain included: residency is a
-lookup in the routed region. Seeded times are shifted so the seed's reference time is the
-clock's start.
+first use from the seed, so a reset is just dropping the worlds. Worlds share the seeded objects
+(`Pristine`, built once per store) and copy one only before its first change
+(`World.writable_document`, `writable_workflow`), so a world costs its indexes, not its objects.
+Within a world, `RegionData` keeps what lives in one data centre, its audit chain included:
+residency is a lookup in the routed region. Seeded times are shifted so the seed's reference
+time is the clock's start.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+from bisect import bisect_left
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,11 +27,14 @@ from mockserver.domain.models import (
     ApiKey,
     AuditEvent,
     Document,
+    EnvironmentSeed,
     ExportJob,
     Limits,
     SeedData,
     Vault,
     Workflow,
+    copy_document,
+    copy_workflow,
 )
 from mockserver.domain.oauth import OAuthState
 from mockserver.domain.pagination import CursorCodec
@@ -62,6 +68,76 @@ class RegionData:
         self.audit = AuditChain()
 
 
+def _swap(items: list[Document], old: Document, new: Document) -> None:
+    """Put `new` where `old` is in a list in ascending seq."""
+    index = bisect_left(items, old.seq, key=lambda d: d.seq)
+    while items[index] is not old:
+        index += 1
+    items[index] = new
+
+
+class Pristine:
+    """The seeded objects of one (account, environment), indexed as a world indexes them. Never
+    changed once built: worlds copy these indexes and share the objects."""
+
+    __slots__ = ("active_workflows", "locks", "regions", "seed", "seq")
+
+    def __init__(self, seed: EnvironmentSeed) -> None:
+        self.seed = seed  # the objects, in seed order
+        self.regions: dict[str, RegionData] = {name: RegionData() for name in REGIONS}
+        self.active_workflows: dict[str, str] = {}
+        self.seq = 0
+        self._add(seed.vaults, seed.documents, seed.workflows)
+        # (due, document) of each signed document's lock timer, by due; a stable sort keeps
+        # the file order of equal dues, the order they were scheduled (and run) in before.
+        # Scheduled in due order, each timer joins the scheduler's heap in one comparison.
+        self.locks = sorted(
+            (
+                (doc.signed_at + self.regions[doc.region].vaults[doc.vault_id].lock_after, doc)
+                for doc in seed.documents
+                if doc.status == "signed" and not doc.deleted and doc.signed_at is not None
+            ),
+            key=lambda lock: lock[0],
+        )
+
+    def install(self, world: World) -> None:
+        """Give a new world these objects: its own indexes, the objects shared."""
+        for name, source in self.regions.items():
+            target = world.regions[name]
+            target.vaults = dict(source.vaults)
+            target.vault_order = list(source.vault_order)
+            target.documents = dict(source.documents)
+            target.doc_order = list(source.doc_order)
+            target.docs_by_vault = {k: list(v) for k, v in source.docs_by_vault.items()}
+            target.workflows = dict(source.workflows)
+        world.active_workflows = dict(self.active_workflows)
+        world._seq = self.seq
+        world.pristine = self
+
+    def _add(self, vaults: list[Vault], docs: list[Document], workflows: list[Workflow]) -> None:
+        """Index seeded objects in the order a world adds them, numbering them as it would."""
+        for vault in vaults:
+            self.seq += 1
+            vault.seq = self.seq
+            region = self.regions[vault.region]
+            region.vaults[vault.id] = vault
+            region.vault_order.append(vault)
+            region.docs_by_vault[vault.id] = []
+        for doc in docs:
+            self.seq += 1
+            doc.seq = self.seq
+            region = self.regions[doc.region]
+            region.documents[doc.id] = doc
+            region.doc_order.append(doc)
+            region.docs_by_vault[doc.vault_id].append(doc)
+        for workflow in workflows:
+            self.seq += 1
+            workflow.seq = self.seq
+            self.regions[workflow.region].workflows[workflow.id] = workflow
+            if workflow.status == "in_progress":
+                self.active_workflows[workflow.document_id] = workflow.id
+
+
 class World:
     """Everything one (account, environment) owns."""
 
@@ -73,6 +149,7 @@ class World:
         "exports",
         "ids",
         "listeners",
+        "pristine",
         "regions",
         "scheduler",
     )
@@ -94,6 +171,7 @@ class World:
         self.exports: dict[str, ExportJob] = {}
         self.active_workflows: dict[str, str] = {}  # document id -> in_progress workflow id
         self._seq = 0
+        self.pristine: Pristine | None = None  # the seeded objects it shares, if any
 
     @property
     def home(self) -> RegionData:
@@ -103,6 +181,34 @@ class World:
     def next_seq(self) -> int:
         self._seq += 1
         return self._seq
+
+    def writable_document(self, doc: Document) -> Document:
+        """The world's own copy of `doc`, to change: a shared seeded document is copied into
+        every index first. Its rendered JSON is cleared, as the caller is about to change it."""
+        region = self.regions[doc.region]
+        doc = region.documents[doc.id]  # the current object, if the caller held an old one
+        if (
+            self.pristine is not None
+            and self.pristine.regions[doc.region].documents.get(doc.id) is doc
+        ):
+            copy = copy_document(doc)
+            region.documents[doc.id] = copy
+            _swap(region.doc_order, doc, copy)
+            _swap(region.docs_by_vault[doc.vault_id], doc, copy)
+            return copy
+        doc.summary_json = doc.detail_json = None
+        return doc
+
+    def writable_workflow(self, workflow: Workflow) -> Workflow:
+        """The world's own copy of `workflow`, to change (a shared seeded one is copied)."""
+        workflows = self.regions[workflow.region].workflows
+        workflow = workflows[workflow.id]
+        shared = self.pristine is not None and (
+            self.pristine.regions[workflow.region].workflows.get(workflow.id) is workflow
+        )
+        if shared:
+            workflow = workflows[workflow.id] = copy_workflow(workflow)
+        return workflow
 
     def add_vault(self, vault: Vault) -> Vault:
         vault.seq = self.next_seq()
@@ -182,6 +288,7 @@ class Store:
         self.loader = loader  # fills a new world from the seed
         self.export_worlds: dict[str, World] = {}  # export job id -> its world
         self.history_cache: dict[tuple[str, str], Any] = {}  # immutable seeded audit chains
+        self.pristine: dict[tuple[str, str], Pristine] = {}  # seeded objects, shared by worlds
         self.accounts: dict[str, Account] = {}
         self.keys: dict[str, ApiKey] = {}
         self.worlds: dict[tuple[str, str], World] = {}

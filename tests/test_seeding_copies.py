@@ -62,7 +62,10 @@ def other(value: Any) -> Any:
 
 
 def variants(make: Any, base: Any) -> list[Any]:
-    return [make(**{f.name: other(getattr(base, f.name))}) for f in dataclasses.fields(base)]
+    """One object per field with that field changed (not the rendered JSON caches, which a
+    copy must not carry: they are made on first use)."""
+    fields = [f for f in dataclasses.fields(base) if f.init]
+    return [make(**{f.name: other(getattr(base, f.name))}) for f in fields]
 
 
 def shift_fields(obj: Any, by: int) -> Any:
@@ -103,3 +106,12 @@ def test_shifted_copies_share_no_mutable_state() -> None:
     copy.documents[0].signers.append("t@x.co")
     copy.workflows[0].steps[0].decision = "reject"
     assert seed == EnvironmentSeed([vault()], [document()], [workflow()])
+
+
+def test_copies_render_anew() -> None:
+    """A copy is about to change: the rendered JSON of the original must not come along."""
+    original = document()
+    original.summary_json, original.detail_json = b"{}", b"{}"
+    copy = shifted(EnvironmentSeed([], [original], []), 0).documents[0]
+    assert (copy.summary_json, copy.detail_json) == (None, None)
+    assert copy == original

@@ -2,6 +2,8 @@
 
 Every write records exactly one audit event whose data is the document as retrieve shows it.
 A signed document is locked by the system `lock_after` seconds (its vault's) after signing.
+Every change goes to `world.writable_document(doc)`, never to a document as found: seeded
+documents are shared by the worlds, and the rendered JSON kept beside a document must go.
 """
 
 from __future__ import annotations
@@ -75,41 +77,51 @@ def delete(world: World, region: str, doc_id: str, actor: str, now: int) -> Docu
         raise Conflict(
             f"Document {doc.id} is {doc.status} and under retention; it cannot be deleted."
         )
+    doc = world.writable_document(doc)
     doc.deleted = True
     record(world, doc, "document.deleted", actor, now)
     return doc
 
 
-def move(world: World, doc: Document, status: str, actor: str, at: int) -> None:
-    """A state-machine transition of the document, with its audit event."""
+def move(world: World, doc: Document, status: str, actor: str, at: int) -> Document:
+    """A state-machine transition of the document, with its audit event; the changed copy."""
+    doc = world.writable_document(doc)
     doc.status = status
     record(world, doc, f"document.{status}", actor, at)
+    return doc
 
 
-def sign(world: World, doc: Document, signers: list[str], actor: str, at: int) -> None:
+def sign(world: World, doc: Document, signers: list[str], actor: str, at: int) -> Document:
     """in_review -> signed; the system locks it after its vault's lock_after."""
+    doc = world.writable_document(doc)
     doc.signers = signers
     doc.signed_at = at
-    move(world, doc, "signed", actor, at)
+    doc = move(world, doc, "signed", actor, at)
     schedule_lock(world, doc)
+    return doc
 
 
-def schedule_lock(world: World, doc: Document) -> None:
-    """Lock the signed document when the clock passes signed_at + lock_after."""
-    assert doc.signed_at is not None
-    lock_after = world.regions[doc.region].vaults[doc.vault_id].lock_after
-    world.scheduler.at(doc.signed_at + lock_after, lambda at: lock(world, doc, at))
+def schedule_lock(world: World, doc: Document, due: int | None = None) -> None:
+    """Lock the signed document when the clock passes `due`, signed_at + lock_after."""
+    if due is None:
+        assert doc.signed_at is not None
+        due = doc.signed_at + world.regions[doc.region].vaults[doc.vault_id].lock_after
+    world.scheduler.at(due, lambda at: lock(world, doc, at))
 
 
 def lock(world: World, doc: Document, at: int) -> None:
-    """signed -> locked, by the system."""
+    """signed -> locked, by the system (on the world's current object for `doc`)."""
+    doc = world.regions[doc.region].documents[doc.id]
     if doc.status == "signed" and not doc.deleted:
         move(world, doc, "locked", SYSTEM, at)
 
 
-def set_legal_hold(world: World, doc: Document, on: bool, at: int) -> None:
-    """Place or release a legal hold (a control-plane action, audited as the system)."""
+def set_legal_hold(world: World, doc: Document, on: bool, at: int) -> Document:
+    """Place or release a legal hold (a control-plane action, audited as the system); the
+    document as it is now."""
+    doc = world.regions[doc.region].documents[doc.id]
     if doc.legal_hold != on:
+        doc = world.writable_document(doc)
         doc.legal_hold = on
         record(
             world,
@@ -118,6 +130,7 @@ def set_legal_hold(world: World, doc: Document, on: bool, at: int) -> None:
             SYSTEM,
             at,
         )
+    return doc
 
 
 def listing(

@@ -37,7 +37,7 @@ class CursorCodec:
         self._secret = secret
 
     def _mac(self, payload: bytes) -> bytes:
-        return hmac.new(self._secret, payload, hashlib.sha256).digest()[:10]
+        return hmac.digest(self._secret, payload, hashlib.sha256)[:10]  # one-shot, in C
 
     def encode(self, seq: int) -> str:
         payload = seq.to_bytes(8, "big")
@@ -46,17 +46,15 @@ class CursorCodec:
 
     def decode(self, cursor: str) -> int:
         """The position a cursor names, or 422 `param: cursor`."""
-        unknown = ValidationError(f"Unknown cursor: '{cursor[:80]}'.", param="cursor")
-        if not cursor.startswith(_PREFIX) or len(cursor) != len(_PREFIX) + 24:
-            raise unknown
-        try:
-            raw = base64.urlsafe_b64decode(cursor[len(_PREFIX) :] + "==")
-        except ValueError:
-            raise unknown from None
-        payload, mac = raw[:8], raw[8:]
-        if len(raw) != 18 or not hmac.compare_digest(mac, self._mac(payload)):
-            raise unknown
-        return int.from_bytes(payload, "big")
+        if cursor.startswith(_PREFIX) and len(cursor) == len(_PREFIX) + 24:
+            try:
+                raw = base64.urlsafe_b64decode(cursor[len(_PREFIX) :] + "==")
+            except ValueError:
+                raw = b""
+            payload, mac = raw[:8], raw[8:]
+            if len(raw) == 18 and hmac.compare_digest(mac, self._mac(payload)):
+                return int.from_bytes(payload, "big")
+        raise ValidationError(f"Unknown cursor: '{cursor[:80]}'.", param="cursor")
 
 
 def newest_first(

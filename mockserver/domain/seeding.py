@@ -1,5 +1,6 @@
-"""Filling a world from the seed: shifted copies of the seeded objects, their lock timers,
-and an audit history that tells how they came to be.
+"""Filling a world from the seed: the seeded objects (shifted once per store and shared by
+its worlds, which copy one before changing it), their lock timers, and an audit history that
+tells how they came to be.
 
 The history is synthesized once per (account, environment) and shared by every reset (events
 are immutable): each seeded object's life is replayed on scratch copies in time order (created,
@@ -13,7 +14,7 @@ import dataclasses
 from typing import Any
 
 from mockserver.ids import IdFactory
-from mockserver.store import Store, World
+from mockserver.store import Pristine, Store, World
 
 from . import documents, views
 from .audit import SYSTEM, AuditChain
@@ -21,85 +22,36 @@ from .models import (
     REGIONS,
     AuditEvent,
     Document,
-    DocumentVersion,
     EnvironmentSeed,
-    Member,
     Vault,
     Workflow,
     WorkflowStep,
+    copy_document,
+    copy_vault,
+    copy_workflow,
 )
 
 Entry = tuple[int, int, str, str, str, str, tuple[str, ...], dict[str, Any]]
 
 
-# A reset rebuilds a world from these copies, so they are written out field by field: three
-# times faster than dataclasses.replace, which is most of a 100k-document rebuild. A test
-# (tests/test_seeding_copies.py) fails if a model gains a field these do not carry over.
-
-
-def _shift_vault(vault: Vault, shift: int) -> Vault:
-    return Vault(
-        id=vault.id,
-        name=vault.name,
-        region=vault.region,
-        created_at=vault.created_at + shift,
-        members=[Member(m.email, m.role) for m in vault.members],
-        lock_after=vault.lock_after,
-        seq=vault.seq,
-    )
-
-
-def _shift_document(doc: Document, shift: int) -> Document:
-    return Document(
-        id=doc.id,
-        vault_id=doc.vault_id,
-        region=doc.region,
-        title=doc.title,
-        status=doc.status,
-        created_at=doc.created_at + shift,
-        sha256=doc.sha256,
-        metadata=dict(doc.metadata),
-        version=doc.version,
-        versions=[DocumentVersion(v.version, v.sha256, v.created_at + shift) for v in doc.versions],
-        signers=list(doc.signers),
-        legal_hold=doc.legal_hold,
-        signed_at=None if doc.signed_at is None else doc.signed_at + shift,
-        deleted=doc.deleted,
-        seq=doc.seq,
-    )
-
-
-def _shift_step(step: WorkflowStep, shift: int) -> WorkflowStep:
-    return WorkflowStep(
-        assignee=step.assignee,
-        condition=step.condition,
-        decision=step.decision,
-        decided_at=None if step.decided_at is None else step.decided_at + shift,
-        comment=step.comment,
-    )
-
-
-def _shift_workflow(workflow: Workflow, shift: int) -> Workflow:
-    return Workflow(
-        id=workflow.id,
-        document_id=workflow.document_id,
-        region=workflow.region,
-        status=workflow.status,
-        current_step=workflow.current_step,
-        created_at=workflow.created_at + shift,
-        steps=[_shift_step(s, shift) for s in workflow.steps],
-        last_decision=workflow.last_decision,
-        seq=workflow.seq,
-    )
-
-
 def shifted(seed: EnvironmentSeed, shift: int) -> EnvironmentSeed:
     """Copies of a seed's objects with every time moved by `shift` seconds."""
     return EnvironmentSeed(
-        vaults=[_shift_vault(v, shift) for v in seed.vaults],
-        documents=[_shift_document(d, shift) for d in seed.documents],
-        workflows=[_shift_workflow(w, shift) for w in seed.workflows],
+        vaults=[copy_vault(v, shift) for v in seed.vaults],
+        documents=[copy_document(d, shift) for d in seed.documents],
+        workflows=[copy_workflow(w, shift) for w in seed.workflows],
     )
+
+
+def _seeded(store: Store, key: tuple[str, str], seed: EnvironmentSeed) -> Pristine:
+    """The shifted seeded objects of (account, environment), built once per store: the shift
+    is fixed for the store's life. Unshifted, they are the seed's own objects (never changed:
+    worlds copy before changing one)."""
+    pristine = store.pristine.get(key)
+    if pristine is None:
+        data = seed if store.shift == 0 else shifted(seed, store.shift)
+        pristine = store.pristine[key] = Pristine(data)
+    return pristine
 
 
 class _History:
@@ -263,18 +215,14 @@ def load_world(world: World, store: Store) -> None:
     seed = store.seed.environments.get(key)
     if seed is None:
         return
-    data = shifted(seed, store.shift)
+    pristine = _seeded(store, key, seed)
+    pristine.install(world)
+    data = pristine.seed
     reference = (
         store.now()
         if store.seed.reference_time is None
         else store.seed.reference_time + store.shift
     )
-    for vault in data.vaults:
-        world.add_vault(vault)
-    for doc in data.documents:
-        world.add_document(doc)
-    for wf in data.workflows:
-        world.add_workflow(wf)
     chains = store.history_cache.get(key)
     if chains is None:
         owner = world.account.users[0].email if world.account.users else SYSTEM
@@ -283,6 +231,5 @@ def load_world(world: World, store: Store) -> None:
         store.history_cache[key] = chains
     for region, events in chains.items():
         world.regions[region].audit = AuditChain(events)
-    for doc in data.documents:
-        if doc.status == "signed" and not doc.deleted:
-            documents.schedule_lock(world, doc)
+    for due, doc in pristine.locks:
+        documents.schedule_lock(world, doc, due)

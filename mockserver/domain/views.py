@@ -1,12 +1,17 @@
 """How resources are shown: the JSON objects of the API, built from models.
 
 One function per shape the spec lists, so handlers and (later) webhook payloads show a
-resource the same way.
+resource the same way. Documents are read far more than changed, so their list item and detail
+are also kept rendered (`*_json`, the bytes orjson makes of the dict), cleared by every change
+(`World.writable_document`): a page is then a join of cached bytes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
+
+import orjson
 
 from mockserver.clock import format_ts
 
@@ -86,6 +91,38 @@ def document_detail(doc: Document) -> dict[str, Any]:
             for v in doc.versions
         ],
     }
+
+
+def document_summary_json(doc: Document) -> bytes:
+    """`document_summary(doc)` as JSON, rendered once per state of the document."""
+    raw = doc.summary_json
+    if raw is None:
+        raw = doc.summary_json = orjson.dumps(document_summary(doc))
+    return raw
+
+
+def document_detail_json(doc: Document) -> bytes:
+    """`document_detail(doc)` as JSON, rendered once per state of the document."""
+    raw = doc.detail_json
+    if raw is None:
+        raw = doc.detail_json = orjson.dumps(document_detail(doc))
+    return raw
+
+
+def document_page_json(docs: Sequence[Document], has_more: bool, next_cursor: str | None) -> bytes:
+    """`page([document_summary(d) for d in docs], has_more, next_cursor)` as JSON, joined from
+    the documents' cached bytes."""
+    return b"".join(
+        (
+            b'{"object":"list","data":[',
+            b",".join([document_summary_json(doc) for doc in docs]),
+            b'],"has_more":true,"next_cursor":'
+            if has_more
+            else b'],"has_more":false,"next_cursor":',
+            orjson.dumps(next_cursor),
+            b"}",
+        )
+    )
 
 
 def signature_completed(doc: Document, signer: str) -> dict[str, Any]:

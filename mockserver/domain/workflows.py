@@ -8,6 +8,8 @@
 A step's condition is evaluated on the document as retrieve shows it, when the step becomes
 current. Anyone with workflows:write decides the current step: the decision is recorded as
 the step's assignee's, the audit event's actor is the caller.
+
+Changes go to `world.writable_workflow` / `writable_document` copies: seeded objects are shared.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ def _complete(world: World, workflow: Workflow, doc: Document, actor: str, at: i
     world.active_workflows.pop(doc.id, None)
     record(world, workflow, doc, "workflow.completed", actor, at)
     signers = list(dict.fromkeys(s.assignee for s in workflow.steps if s.decision == "approve"))
-    documents.sign(world, doc, signers, actor, at)
+    doc = documents.sign(world, doc, signers, actor, at)
     for signer in signers:
         world.record(
             doc.region,
@@ -121,6 +123,7 @@ def create(
         steps=steps,
     )
     world.add_workflow(workflow)
+    doc = world.writable_document(doc)
     doc.status = "in_review"
     finished = _skip_false_steps(workflow, doc, now)
     record(world, workflow, doc, "workflow.created", actor, now)
@@ -153,6 +156,7 @@ def advance(
     doc = world.regions[region].documents[workflow.document_id]
     if doc.deleted:
         raise Conflict(f"Document {doc.id} of workflow {workflow.id} has been deleted.")
+    workflow = world.writable_workflow(workflow)
     step = workflow.steps[workflow.current_step - 1]
     step.decision = decision
     step.decided_at = now

@@ -110,7 +110,7 @@ async def legal_hold(request: Request, store: Store) -> Response:
         for region in world.regions.values():
             doc = region.documents.get(doc_id)
             if doc is not None and not doc.deleted:
-                documents.set_legal_hold(world, doc, on, store.now())
+                doc = documents.set_legal_hold(world, doc, on, store.now())
                 return json_response({"id": doc.id, "legal_hold": doc.legal_hold})
     raise NotFound.resource("document", doc_id)
 
