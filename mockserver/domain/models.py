@@ -159,7 +159,6 @@ class AuditEvent:
     actor: str
     at: int
     resource_id: str
-    related: frozenset[str]  # ids a `resource_id` filter matches: the resource and its parents
     hash: str
     raw: bytes
 
