@@ -35,6 +35,7 @@ SYSTEM = "system"
 # (at, region, type, actor, resource id, related ids, data)
 Entry = tuple[int, str, str, str, str, tuple[str, ...], dict[str, Any]]
 REPLAYS_KEPT = 512  # documents whose replayed events are kept for serving their bytes
+COLLECT_AFTER = 50_000  # events: below that, what a collection hands back is not worth it
 _DONE: tuple[int, int, int, int, Entry | None] = (0, 0, 0, 0, None)
 
 
@@ -196,9 +197,6 @@ class SeededHistory:
             finally:
                 if enabled:
                     gc.enable()
-                # The timestamp cache's entries, made all through the build, would each keep a
-                # page of the freed scratch objects' memory from the system: 180 MiB on 100k.
-                clock._format_seconds.cache_clear()
         return self._logs[region]
 
     def _entries(self, source: int) -> list[Entry]:
@@ -224,7 +222,7 @@ class SeededHistory:
         for source in range(len(self.seed.vaults) + len(self.seed.documents)):
             for step, entry in enumerate(self._entries(source)):
                 order.append((entry[0], len(order), source, step, entry))
-        order.sort(key=lambda e: (e[0], e[1]))
+        order.sort()  # by time, then replay order (unique: later items are never compared)
         ids = self._ids.many("evt_", len(order))
         logs = {region: SeededLog(functools.partial(self._data, region)) for region in REGIONS}
         for region in REGIONS:
@@ -238,12 +236,17 @@ class SeededHistory:
             logs[region].add(event_id, type, actor, at, resource_id, related, data)
             self._sources[region].append(source)
             self._steps[region].append(step)
+        count = len(ids)
         del order, ids
-        # A full collection here hands back to the system ~140 MiB the freed snapshots held on
-        # the 100k seed (measured: VmRSS 788 -> 647 MiB; it finds no garbage). Then the index.
-        gc.collect()
+        # What outlives the scratch snapshots keeps the memory pages it sits on from the
+        # system: the timestamp cache's entries, made all through the build (180 MiB on the
+        # 100k seed), and the interpreter's free lists, which a full collection empties (140
+        # MiB more; it finds no garbage, and a serving process has frozen the rest: cheap).
+        clock._format_seconds.cache_clear()
         for log in logs.values():
-            log.seal()
+            log.seal()  # the index, and the related ids freed
+        if count >= COLLECT_AFTER:
+            gc.collect()
         return logs
 
     def _data(self, region: str, position: int) -> dict[str, Any]:
