@@ -190,6 +190,9 @@ class EventsView(Sequence[AuditEvent]):
             return [self._chain.event(i) for i in range(size)[index]]
         return self._chain.event(range(size)[index])  # IndexError past either end
 
+    def __iter__(self) -> Iterator[AuditEvent]:
+        return (self._chain.event(i) for i in range(len(self._chain)))
+
     def __setitem__(self, index: int, event: AuditEvent) -> None:
         self._chain.replace(range(len(self._chain))[index], event)
 

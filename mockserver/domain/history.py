@@ -34,7 +34,7 @@ from .models import (
 SYSTEM = "system"
 # (at, region, type, actor, resource id, related ids, data)
 Entry = tuple[int, str, str, str, str, tuple[str, ...], dict[str, Any]]
-REPLAYS_KEPT = 512  # documents whose replayed events are kept for serving their bytes
+REPLAYS_KEPT = 4096  # documents whose replayed events are kept for serving their bytes
 COLLECT_AFTER = 50_000  # events: below that, what a collection hands back is not worth it
 _DONE: tuple[int, int, int, int, Entry | None] = (0, 0, 0, 0, None)
 

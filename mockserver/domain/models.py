@@ -150,8 +150,9 @@ class Workflow:
 
 @dataclass(frozen=True, slots=True)
 class AuditEvent:
-    """An immutable, hash-chained event. `raw` is the event exactly as served (JSON bytes);
-    the other fields are kept beside it for filtering without parsing."""
+    """An immutable, hash-chained event. `raw` is the event exactly as served (JSON bytes). Events
+    written through the API are kept as these; seeded ones are columns made into one on access
+    (`audit_log.SeededLog`)."""
 
     seq: int
     id: str
