@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import sys
 from array import array
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -119,16 +118,15 @@ class SeededLog:
     ) -> None:
         """Hash and store the next event (`seal` once all are added)."""
         position = len(self.at)
-        sha = digest(
-            *halves(position + 1, event_id, type, actor, at, resource_id, data, self._head)
-        )
+        head, tail = halves(position + 1, event_id, type, actor, at, resource_id, data, self._head)
+        sha = digest(head, tail)
         self._head = sha.hex()
         if len(event_id) != ID_WIDTH:
             raise ValueError(f"seeded event ids are {ID_WIDTH} characters: {event_id!r}")
         self._pending.append(event_id)
         self.at.append(at)
-        self.types.append(sys.intern(type))
-        self.actors.append(sys.intern(actor))
+        self.types.append(type)  # types are literals, actors the seed's: shared strings
+        self.actors.append(actor)
         self.resources.append(resource_id)
         self.digests += sha
         self._related.append(related)
@@ -143,11 +141,16 @@ class SeededLog:
         for position, (resource_id, related) in enumerate(
             zip(self.resources, self._related, strict=True)
         ):
-            for rid in dict.fromkeys((resource_id, *related)) if related else (resource_id,):
+            positions = index.get(resource_id)
+            if positions is None:
+                positions = index[resource_id] = array("I")
+            positions.append(position)
+            for rid in related:
                 positions = index.get(rid)
                 if positions is None:
-                    positions = index[rid] = array("I")
-                positions.append(position)
+                    index[rid] = array("I", (position,))
+                elif positions[-1] != position:  # an id named twice is matched once
+                    positions.append(position)
         self._related = []
 
     def event_id(self, position: int) -> str:
