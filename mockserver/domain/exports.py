@@ -98,7 +98,7 @@ def create(
         job.completed_at = at
         job.expires_at = at + URL_LIFETIME
         job.signature = signature(secret, job.id, job.expires_at)
-        job.snapshot_seq = len(world.regions[job.region].audit.events)
+        job.snapshot_seq = len(world.regions[job.region].audit)
 
     world.scheduler.at(now + delay, complete)
     return job
@@ -133,8 +133,9 @@ def csv_bytes(world: World, job: ExportJob) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
-    for event in world.regions[job.region].audit.events[: job.snapshot_seq]:
-        if job.start <= event.at < job.end:
-            served = orjson.loads(event.raw)
+    chain = world.regions[job.region].audit
+    for position in range(job.snapshot_seq):
+        if job.start <= chain.fields(position)[0] < job.end:
+            served = orjson.loads(chain.raw(position))
             writer.writerow([served[column] for column in CSV_COLUMNS])
     return out.getvalue().encode()

@@ -219,8 +219,9 @@ def copy_workflow(workflow: Workflow, shift: int = 0) -> Workflow:
 
 @dataclass(frozen=True, slots=True)
 class AuditEvent:
-    """An immutable, hash-chained event. `raw` is the event exactly as served (JSON bytes);
-    the other fields are kept beside it for filtering without parsing."""
+    """An immutable, hash-chained event. `raw` is the event exactly as served (JSON bytes). Events
+    written through the API are kept as these; seeded ones are columns made into one on access
+    (`audit_log.SeededLog`)."""
 
     seq: int
     id: str
@@ -228,7 +229,6 @@ class AuditEvent:
     actor: str
     at: int
     resource_id: str
-    related: frozenset[str]  # ids a `resource_id` filter matches: the resource and its parents
     hash: str
     raw: bytes
 
