@@ -11,9 +11,8 @@ never turn into a spurious failed attempt, so a run replays the same way each ti
 errors, timeouts (one deadline for the whole attempt) and non-2xx answers are all failures;
 redirects are not followed (a 3xx is a failure too). The response body is never read.
 
-One shared `httpx.AsyncClient` per event loop: the app's lifespan makes and closes the one of
-the serving loop; without a lifespan (in-process test clients, each on its own loop) one is made
-on first use in each loop.
+One shared `httpx.AsyncClient` per event loop, made on its first delivery (httpx is imported
+then, not at start-up); the app's lifespan closes the serving loop's one.
 """
 
 from __future__ import annotations
@@ -23,8 +22,6 @@ import contextlib
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
-
-import httpx
 
 from mockserver.domain import webhooks
 from mockserver.domain.audit import SYSTEM
@@ -42,6 +39,8 @@ from mockserver.scheduler import Commit, Work
 from mockserver.store import Store, World
 
 if TYPE_CHECKING:
+    import httpx
+
     from mockserver.scenarios.engine import Fault
 
 # A scenario's webhook faults: (endpoint id, event type, attempt number) -> the fault, or None.
@@ -278,6 +277,8 @@ class DeliveryEngine:
     # -- HTTP ----------------------------------------------------------------------------
 
     def _client(self) -> httpx.AsyncClient:
+        import httpx  # on the first delivery: a tenth of a second of start-up otherwise
+
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
@@ -292,6 +293,8 @@ class DeliveryEngine:
 
     async def _post(self, url: str, body: bytes, signature: str) -> tuple[int | None, str | None]:
         """(status code, None) for a 2xx, else (status code or None, what went wrong)."""
+        import httpx
+
         client = self._client()
         request = client.build_request(
             "POST",
@@ -321,8 +324,9 @@ class DeliveryEngine:
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         """The app's lifespan: the serving loop's HTTP client, and with a real clock a ticker
-        that runs timers as they fall due, so retries happen without any request."""
-        client = self._client()
+        that runs timers as they fall due, so retries happen without any request. The client
+        is made by the first delivery (`_client`), so a server that sends none never imports
+        httpx."""
         ticker = None
         if self.store.clock.mode == "real":
             ticker = asyncio.get_running_loop().create_task(self.store.scheduler.tick_forever())
@@ -333,5 +337,6 @@ class DeliveryEngine:
                 ticker.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await ticker
-            self._clients.pop(asyncio.get_running_loop(), None)
-            await client.aclose()
+            client = self._clients.pop(asyncio.get_running_loop(), None)
+            if client is not None:
+                await client.aclose()

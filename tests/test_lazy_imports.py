@@ -1,0 +1,36 @@
+"""Start-up imports only what serving needs: httpx (webhook deliveries), jsonschema (scenario
+files) and Jinja2 (the inspector's pages) are imported by their first use, not by `mockserver
+run`. The check runs in a fresh interpreter, since this test process has them all loaded."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+LAZY = ("httpx", "jsonschema", "jinja2", "faker")
+
+PROGRAM = f"""
+import sys
+import mockserver.cli
+from mockserver.config import Settings
+from mockserver.http.app import create_app
+
+app = create_app(Settings(clock_mode="frozen"))
+app.state.store.world("acct_mock_us", "sandbox")
+print(",".join(name for name in {LAZY!r} if name in sys.modules))
+"""
+
+
+def test_serving_imports_none_of_the_optional_libraries_until_used() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", PROGRAM], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == ""
+
+
+def test_each_is_made_by_its_first_use() -> None:
+    from mockserver.http.inspector.web import _templates
+    from mockserver.scenarios.loader import _validator
+
+    assert _validator().schema["type"] == "object"
+    assert _templates().env.filters["pretty"] is not None
