@@ -29,6 +29,7 @@ import orjson
 import yaml
 from yaml.nodes import Node, ScalarNode, SequenceNode
 
+from mockserver import seed_cache
 from mockserver.domain.models import SeedData
 from mockserver.errors import SeedError
 from mockserver.seed_builder import build_seed
@@ -44,8 +45,17 @@ _SPACED_KEY = re.compile(r'" +:')
 
 
 def load_seed(path: Path) -> SeedData:
-    """Read and validate a seed file; SeedError names the file and line of the first problem."""
-    return load_seed_text(read_source(path, SeedError, "seed"), str(path))
+    """Read and validate a seed file; SeedError names the file and line of the first problem.
+    A big seed comes from `seed_cache` once it has been validated."""
+    text, source = read_source(path, SeedError, "seed"), str(path)
+    if not seed_cache.enabled(text):
+        return load_seed_text(text, source)
+    entry = seed_cache.entry_path(text)
+    seed = seed_cache.load(entry, source)
+    if seed is None:
+        seed = load_seed_text(text, source)
+        seed_cache.store(entry, seed)
+    return seed
 
 
 def load_seed_text(text: str, source: str) -> SeedData:
