@@ -8,7 +8,8 @@ modules that read seeds: any change to one of them is a new key. The first start
 still pays the full price (and the pickling). The directory is made 0700 and used only if it
 belongs to this user and nobody else may write to it (a pickle runs code when loaded); entries
 are written to a temporary file and renamed, and one that cannot be read is ignored (then
-rewritten). `MOCKSERVER_SEED_CACHE=0` turns the cache off.
+rewritten); only the `KEEP` newest entries are kept. `MOCKSERVER_SEED_CACHE=0` turns the
+cache off.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import mockserver
 from mockserver.domain.models import SeedData
 
 MIN_BYTES = 5_000_000  # smaller seeds load in well under a second: not worth a file
+KEEP = 3  # entries kept, newest first: each big seed or code change adds one of ~50 MB
 _MODULES = (
     "seeds.py",
     "seed_builder.py",
@@ -100,6 +102,7 @@ def store(entry: Path, seed: SeedData) -> None:
             with os.fdopen(handle, "wb") as file:
                 file.write(data)
             os.replace(temporary, entry)
+            _prune(entry.parent)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
@@ -109,6 +112,21 @@ def store(entry: Path, seed: SeedData) -> None:
     finally:
         if gc_was_enabled:
             gc.enable()
+
+
+def _prune(directory: Path) -> None:
+    """Remove all but the KEEP newest entries."""
+    entries = sorted(directory.glob("seed-*.pickle"), key=_modified, reverse=True)
+    for old in entries[KEEP:]:
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _private(directory: Path) -> bool:

@@ -3,6 +3,7 @@ blindly. Tests lower `MIN_BYTES` so the shipped seed counts as big."""
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
@@ -131,3 +132,19 @@ def test_a_directory_others_may_write_to_is_not_used(
     no_parsing(monkeypatch)
     with pytest.raises(AssertionError, match="was parsed"):
         seeds.load_seed(path)
+
+
+def test_only_the_newest_entries_are_kept(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(seed_cache, "KEEP", 2)
+    path = seed_copy(tmp_path)
+    names, original = [], path.read_text(encoding="utf-8")
+    for number in range(3):
+        text = original.replace("Mock US", f"Mock {number}")
+        path.write_text(text, encoding="utf-8")
+        seeds.load_seed(path)
+        names.append(seed_cache.entry_path(text).name)
+        entry = cache / names[-1]
+        os.utime(entry, (number, number))  # the newest by mtime, whatever the clock's grain
+    assert sorted(p.name for p in cache.iterdir()) == sorted(names[1:])
