@@ -244,12 +244,25 @@ def fresh(value: str) -> str:
     return value.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
 
 
-def kept(value: str | int | bool) -> str | int | bool:
-    """A metadata value to keep: strings shared by equal ones (seeds repeat them), ints copied
-    (bools and small ints are shared, never copied)."""
-    if isinstance(value, str):
-        return sys.intern(fresh(value))
-    return value + 0 if type(value) is int else value
+def kept_metadata(
+    meta: dict[str, str | int | bool], known: dict[str, str]
+) -> dict[str, str | int | bool]:
+    """Checked metadata to keep: keys interned, strings copied and shared by equal ones (seeds
+    repeat them), ints copied (bools and small ints are shared, never copied). `known` holds
+    the strings kept so far, each the interned copy, so a repeated value costs one lookup."""
+    out: dict[str, str | int | bool] = {}
+    for key, value in meta.items():
+        if type(value) is str:
+            copy = known.get(value)
+            if copy is None:
+                copy = sys.intern(fresh(value))
+                known[copy] = copy
+            out[sys.intern(key)] = copy
+        elif type(value) is int:
+            out[sys.intern(key)] = value + 0
+        else:
+            out[sys.intern(key)] = value
+    return out
 
 
 def limits(value: object, path: PathT) -> Limits:

@@ -34,3 +34,17 @@ def test_the_remembered_addresses_are_bounded(monkeypatch: pytest.MonkeyPatch) -
     for number in range(5):
         assert email(f"user{number}@example.com", (), "owner") == f"user{number}@example.com"
     assert len(seed_validation._known_emails) == 2
+
+
+def test_kept_metadata_shares_repeated_strings_and_copies_the_rest() -> None:
+    known: dict[str, str] = {}
+    big = 10**12
+    first = seed_validation.kept_metadata(
+        {"kind": "".join(["s", "la"]), "amount": big, "ok": True}, known
+    )
+    second = seed_validation.kept_metadata({"kind": "".join(["sl", "a"]), "amount": 7}, known)
+    assert first == {"kind": "sla", "amount": big, "ok": True}
+    assert second == {"kind": "sla", "amount": 7}
+    assert first["kind"] is second["kind"] is sys.intern("sla")
+    assert first["amount"] == big
+    assert list(first) == ["kind", "amount", "ok"]
