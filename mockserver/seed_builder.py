@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import sys
 
 from mockserver.clock import format_ts, parse_ts
 from mockserver.config import DEFAULT_START_TIME
@@ -57,7 +56,7 @@ from mockserver.seed_validation import (
     fresh,
     integer,
     items,
-    kept,
+    kept_metadata,
     limits,
     metadata,
     prefixed_id,
@@ -96,6 +95,7 @@ class _SeedBuilder:
         self.reference = Reference(DEFAULT_REFERENCE_TIME, default)
         # condition text -> the parser's message, or None if it parses (see read_step)
         self.condition_errors: dict[str, str | None] = {}
+        self.kept_strings: dict[str, str] = {}  # metadata strings kept, see kept_metadata
 
     def claim(self, kind: str, ident: str, path: PathT, key: str) -> None:
         """Record `ident` as taken by the mapping at `path`, or fail if another took it."""
@@ -322,7 +322,7 @@ class _SeedBuilder:
             status=status,
             created_at=created_at,
             sha256=sha256,
-            metadata={sys.intern(k): kept(v) for k, v in meta.items()},
+            metadata=kept_metadata(meta, self.kept_strings),
             version=version,
             versions=versions,
             signers=signers,

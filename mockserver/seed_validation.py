@@ -32,6 +32,8 @@ PASSED = frozenset({"approve", "skipped"})  # the decisions that move a workflow
 
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+\Z")
 _ID_TAIL = re.compile(r"[A-Za-z0-9_]{1,100}\Z")
+_KNOWN_EMAILS_MAX = 10_000
+_known_emails: dict[str, str] = {}  # valid address -> its interned copy (see email)
 
 
 class Invalid(Exception):
@@ -107,9 +109,18 @@ def boolean(value: object, path: PathT, key: PathPart) -> bool:
 
 
 def email(value: object, path: PathT, key: PathPart) -> str:
-    if type(value) is not str or not _EMAIL.match(value):
-        fail(path, key, f"invalid email {show(value)}")
-    return sys.intern(value)
+    """A valid address, interned. Seeds repeat a few addresses hundreds of thousands of times,
+    so the ones already checked are remembered (up to _KNOWN_EMAILS_MAX)."""
+    if type(value) is str:
+        known = _known_emails.get(value)
+        if known is not None:
+            return known
+        if _EMAIL.match(value):
+            value = sys.intern(value)
+            if len(_known_emails) < _KNOWN_EMAILS_MAX:
+                _known_emails[value] = value
+            return value
+    fail(path, key, f"invalid email {show(value)}")
 
 
 def choice(value: object, path: PathT, key: PathPart, options: tuple[str, ...]) -> str:
@@ -233,12 +244,25 @@ def fresh(value: str) -> str:
     return value.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
 
 
-def kept(value: str | int | bool) -> str | int | bool:
-    """A metadata value to keep: strings shared by equal ones (seeds repeat them), ints copied
-    (bools and small ints are shared, never copied)."""
-    if isinstance(value, str):
-        return sys.intern(fresh(value))
-    return value + 0 if type(value) is int else value
+def kept_metadata(
+    meta: dict[str, str | int | bool], known: dict[str, str]
+) -> dict[str, str | int | bool]:
+    """Checked metadata to keep: keys interned, strings copied and shared by equal ones (seeds
+    repeat them), ints copied (bools and small ints are shared, never copied). `known` holds
+    the strings kept so far, each the interned copy, so a repeated value costs one lookup."""
+    out: dict[str, str | int | bool] = {}
+    for key, value in meta.items():
+        if type(value) is str:
+            copy = known.get(value)
+            if copy is None:
+                copy = sys.intern(fresh(value))
+                known[copy] = copy
+            out[sys.intern(key)] = copy
+        elif type(value) is int:
+            out[sys.intern(key)] = value + 0
+        else:
+            out[sys.intern(key)] = value
+    return out
 
 
 def limits(value: object, path: PathT) -> Limits:

@@ -21,12 +21,15 @@ from __future__ import annotations
 import gc
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import yaml
 from yaml.nodes import Node, ScalarNode, SequenceNode
 
+from mockserver import seed_cache
 from mockserver.domain.models import SeedData
 from mockserver.errors import SeedError
 from mockserver.seed_builder import build_seed
@@ -38,11 +41,21 @@ _JSON_ITEM = re.compile(r"( *)- +(\{.*\}) *")
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # JSON joins escaped pairs, YAML does not
 # A quoted key this long is past YAML's 1024-character limit on implicit keys.
 _LONG_KEY = re.compile(r'"(?:[^"\\]|\\.){900,}" *:')
+_SPACED_KEY = re.compile(r'" +:')
 
 
 def load_seed(path: Path) -> SeedData:
-    """Read and validate a seed file; SeedError names the file and line of the first problem."""
-    return load_seed_text(read_source(path, SeedError, "seed"), str(path))
+    """Read and validate a seed file; SeedError names the file and line of the first problem.
+    A big seed comes from `seed_cache` once it has been validated."""
+    text, source = read_source(path, SeedError, "seed"), str(path)
+    if not seed_cache.enabled(text):
+        return load_seed_text(text, source)
+    entry = seed_cache.entry_path(text)
+    seed = seed_cache.load(entry, source)
+    if seed is None:
+        seed = load_seed_text(text, source)
+        seed_cache.store(entry, seed)
+    return seed
 
 
 def load_seed_text(text: str, source: str) -> SeedData:
@@ -228,11 +241,54 @@ def _json_item(line: str) -> tuple[str, Any] | None:
     if len(line) > 900 and _LONG_KEY.search(line):
         return None
     obj = match[2]
+    value = _fast_object(obj)
+    if value is not None:
+        return match[1], value
     try:
         value, end = _DECODER.raw_decode(obj)
     except (ValueError, _NotJson):
         return None
     return (match[1], value) if end == len(obj) else None
+
+
+def _fast_object(obj: str) -> dict[str, Any] | None:
+    """`obj` decoded by orjson when that gives what the exact decoder below gives, else None.
+
+    orjson keeps the last of duplicate keys and reads big ints as floats, so the value must
+    have no float and no dropped key. Every key written is a `"`, spaces and a `:` (spaced
+    ones go to the exact path), so the count of `":` bounds the keys written, which bound the
+    keys kept: when it equals the keys the value has, there was no duplicate.
+    """
+    if '" ' in obj and _SPACED_KEY.search(obj):
+        return None
+    try:
+        value: dict[str, Any] = orjson.loads(obj)  # `obj` is `{...}`: a dict if it parses
+    except orjson.JSONDecodeError:
+        return None  # the exact path decides (NaN, lone surrogates, trailing text, ...)
+    try:
+        keys = _keys_if_no_float(value)
+    except RecursionError:
+        return None  # nested deeper than Python recurses: as deep as json goes, no further
+    return value if keys == obj.count('":') else None
+
+
+def _keys_if_no_float(value: dict[str, Any] | list[Any]) -> int:
+    """How many keys the mappings in `value` hold, or -1 if it holds a float."""
+    keys = 0
+    children: Iterable[Any] = value
+    if type(value) is dict:
+        keys = len(value)
+        children = value.values()
+    for item in children:
+        kind = type(item)
+        if kind is float:
+            return -1
+        if kind is dict or kind is list:
+            nested = _keys_if_no_float(item)
+            if nested < 0:
+                return -1
+            keys += nested
+    return keys
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

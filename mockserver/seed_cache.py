@@ -1,0 +1,139 @@
+"""A cache of validated big seeds, so a 100k-document seed starts in about a second.
+
+Parsing and validating a 77 MB seed takes seconds of CPU, and the result depends only on the
+file's bytes and the code that reads it. So seeds of at least `MIN_BYTES` are pickled once
+validated, under `$XDG_CACHE_HOME/mockserver` (or `~/.cache/mockserver`), keyed by the sha256
+of the file's text, the mockserver, PyYAML, orjson and Python versions, and the source of the
+modules that read seeds: any change to one of them is a new key. The first start of a big seed
+still pays the full price (and the pickling). The directory is made 0700 and used only if it
+belongs to this user and nobody else may write to it (a pickle runs code when loaded); entries
+are written to a temporary file and renamed, and one that cannot be read is ignored (then
+rewritten); only the `KEEP` newest entries are kept. `MOCKSERVER_SEED_CACHE=0` turns the
+cache off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import hashlib
+import os
+import pickle
+import platform
+import stat
+import tempfile
+from pathlib import Path
+
+import orjson
+import yaml
+
+import mockserver
+from mockserver.domain.models import SeedData
+
+MIN_BYTES = 5_000_000  # smaller seeds load in well under a second: not worth a file
+KEEP = 3  # entries kept, newest first: each big seed or code change adds one of ~50 MB
+_MODULES = (
+    "seeds.py",
+    "seed_builder.py",
+    "seed_validation.py",
+    "yaml_lines.py",
+    "seed_cache.py",
+    "clock.py",
+    "config.py",
+    "errors.py",
+    "domain/models.py",
+    "domain/conditions.py",
+)
+
+
+def enabled(text: str) -> bool:
+    """Whether a seed of this text is worth caching, and caching is not turned off."""
+    return len(text) >= MIN_BYTES and os.environ.get("MOCKSERVER_SEED_CACHE", "1") != "0"
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "mockserver"
+
+
+def entry_path(text: str) -> Path:
+    """Where the SeedData of `text` is cached, for this code and these versions."""
+    digest = hashlib.sha256()
+    package = Path(mockserver.__file__).parent
+    for name in _MODULES:
+        with contextlib.suppress(OSError):
+            digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
+    versions = (mockserver.__version__, yaml.__version__, orjson.__version__)
+    digest.update(repr((versions, platform.python_version(), pickle.HIGHEST_PROTOCOL)).encode())
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return cache_dir() / f"seed-{digest.hexdigest()}.pickle"
+
+
+def load(entry: Path, source: str) -> SeedData | None:
+    """The cached seed, with `source` as its file name; None if absent or unreadable."""
+    if not _private(entry.parent):
+        return None
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # a million acyclic objects: see seeds.load_seed_text
+    try:
+        seed = pickle.loads(entry.read_bytes())
+    except Exception:
+        return None
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    if type(seed) is not SeedData:
+        return None
+    seed.source = source
+    return seed
+
+
+def store(entry: Path, seed: SeedData) -> None:
+    """Write `seed` to `entry` atomically; a cache that cannot be written is no cache."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _private(entry.parent):
+            return
+        data = pickle.dumps(seed, protocol=pickle.HIGHEST_PROTOCOL)
+        handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".seed-", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as file:
+                file.write(data)
+            os.replace(temporary, entry)
+            _prune(entry.parent)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+    except OSError:
+        return
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _prune(directory: Path) -> None:
+    """Remove all but the KEEP newest entries."""
+    entries = sorted(directory.glob("seed-*.pickle"), key=_modified, reverse=True)
+    for old in entries[KEEP:]:
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _private(directory: Path) -> bool:
+    """Whether `directory` is ours and nobody else may write to it."""
+    try:
+        info = directory.lstat()
+    except OSError:
+        return False
+    owned = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+    return stat.S_ISDIR(info.st_mode) and owned and not info.st_mode & 0o022
