@@ -79,6 +79,8 @@ def rows(options: Options) -> list[Row]:
     table = [
         Row("startup.default", "start-up to first 200, default seed", "ms", Target("ratio<=", 2)),
         Row("startup.big", f"start-up to first 200, {n} seed", "ms", _at_most(3000)),
+        Row("startup.big.cold", f"start-up to first 200, {n} seed, seed cache off", "ms"),
+        Row("history.big", f"first audit read after start-up, {n} seed (seeded history)", "ms"),
     ]
     for key, label, ratio, p99 in LOADS:
         table += [
@@ -184,8 +186,10 @@ class Run:
 
     # -- sessions --------------------------------------------------------------------------------
 
-    def start(self, side: str, command: list[str]) -> Callable[[], Server]:
-        return lambda: spawn(side, command, figures.PROBE, self.workdir)
+    def start(
+        self, side: str, command: list[str], env: dict[str, str] | None = None
+    ) -> Callable[[], Server]:
+        return lambda: spawn(side, command, figures.PROBE, self.workdir, env)
 
     def put_startups(self, key: str, results: dict[str, tuple[list[float], Server]]) -> None:
         if not self.wants("startup"):
@@ -197,11 +201,21 @@ class Run:
 
     def ours_big(self, seed: Path) -> None:
         """Our server on the large seed: start-up, RSS, deep pages, reset."""
+        if self.wants("startup"):  # once without the seed cache: what a first start pays
+            cold = {OURS: self.start(OURS, ours_command(seed), {"MOCKSERVER_SEED_CACHE": "0"})}
+            ((seconds, server),) = figures.startups(cold, 1, self.options.startup_budget).values()
+            server.stop()
+            self.put("startup.big.cold", OURS, 1000 * seconds[0])
         times = self.options.startups if self.wants("startup") else 1
         starts = {OURS: self.start(OURS, ours_command(seed))}
         results = figures.startups(starts, times, self.options.startup_budget)
         self.put_startups("startup.big", results)
         with running(results[OURS][1]) as server:
+            if self.wants("startup"):
+                self.attempt(
+                    "ours first audit read",
+                    lambda: self.put("history.big", OURS, figures.first_audit_read(server)),
+                )
             self.rss(OURS, server, "big")
             self.pages(OURS, server)
             self.resets(OURS, server, "big", times=5)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import os
 import signal
 import socket
 import subprocess
@@ -136,14 +137,27 @@ class Server:
             self.process.wait(STOP_TIMEOUT)
 
 
-def spawn(name: str, command: Sequence[str], probe: str, workdir: Path) -> Server:
-    """Start `command` (with `{port}` filled in) and return once `probe` answers 200."""
+def spawn(
+    name: str,
+    command: Sequence[str],
+    probe: str,
+    workdir: Path,
+    env: Mapping[str, str] | None = None,
+) -> Server:
+    """Start `command` (with `{port}` filled in, `env` added to the environment) and return
+    once `probe` answers 200."""
     port = free_port()
     argv = [part.format(port=port) for part in command]
     log = workdir / f"{name}-{port}.log"
     with open(log, "wb") as out:
         started = time.monotonic()
-        process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, cwd=repo_root())
+        process = subprocess.Popen(
+            argv,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=repo_root(),
+            env={**os.environ, **env} if env else None,
+        )
     server = Server(name, argv, port, process, log)
     try:
         first_ok(port, probe, started + START_TIMEOUT, process)
