@@ -1,25 +1,34 @@
-"""The one pure-ASGI layer around the router.
+"""The one pure-ASGI layer every HTTP request goes through, before the routes.
 
-For every HTTP request it: picks the region from a `/us/v1` or `/eu/v1` prefix (and strips
-it, so one route table serves all three base URLs) or from a regional host (`hosts.py`),
-assigns the `req_` request id, adds `X-Request-Id` to the response, refuses a malformed query
-string (`limits.py`), applies rate limits and idempotency keys (`traffic.py`; not to `/_mock`,
-which gets no rate-limit headers), and turns any error escaping the app into the service's
-envelope: an ApiError as itself, anything else as a logged 500 `api_error`.
+It fuses what were four middleware layers, in their order (each step sees what the one before
+it saw): compression (`compression.py`: gzip for clients that accept it, else the identity path
+that adds `Vary: Accept-Encoding` to large bodies), the request journal (`journal_layer.py`: the
+path as sent and every header added below it, bodies before gzip; not `/_mock`), then the
+pipeline proper. For every request that one: picks the region from a `/us/v1` or `/eu/v1`
+prefix (and strips it, so one route table serves all three base URLs) or from a regional host
+(`hosts.py`), assigns the `req_` request id, adds `X-Request-Id` to the response, refuses a
+malformed query string (`limits.py`), applies rate limits and idempotency keys (`traffic.py`;
+not to `/_mock`, which gets no rate-limit headers), and turns any error escaping the app into
+the service's envelope: an ApiError as itself, anything else as a logged 500 `api_error`.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.errors import ApiError, InternalError
+from mockserver.journal import Entry, Journal
 from mockserver.store import Store
 
+from .compression import accepts_gzip, identity
 from .context import REGION_KEY, REQUEST_ID_KEY
 from .hosts import routed_region
+from .journal_layer import CONTROL_PLANE, RULE_KEY, open_entry, recording
 from .limits import check_query
 from .render import JSON, error_bytes
 from .traffic import Admission, ForcedLimitHook, Headers, Replay, Ticket, Traffic
@@ -27,7 +36,6 @@ from .traffic import Admission, ForcedLimitHook, Headers, Replay, Ticket, Traffi
 log = logging.getLogger("mockserver")
 
 _REGION_PREFIXES = {"/us/v1": "us", "/eu/v1": "eu"}
-CONTROL_PLANE = "/_mock"
 
 
 def split_region(path: str) -> tuple[str | None, str]:
@@ -40,20 +48,49 @@ def split_region(path: str) -> tuple[str | None, str]:
 
 
 class Pipeline:
-    """Region routing, request ids, request limits, rate limits, idempotency and the error
-    envelope, fused into one layer."""
+    """Compression, the journal, region routing, request ids, request limits, rate limits,
+    idempotency and the error envelope, fused into one layer around `app`."""
 
     def __init__(
-        self, app: ASGIApp, store: Store, forced_limit: ForcedLimitHook | None = None
+        self,
+        app: ASGIApp,
+        store: Store,
+        *,
+        journal: Journal | None,
+        forced_limit: ForcedLimitHook | None = None,
+        minimum_size: int,
+        compresslevel: int,
     ) -> None:
         self.app = app
         self.store = store
+        self.journal = journal
         self.traffic = Traffic(store, forced_limit)
+        self.minimum_size = minimum_size
+        self.gzip = GZipMiddleware(self._behind_gzip, minimum_size, compresslevel)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
+        """An HTTP request (other scopes never come here)."""
+        if accepts_gzip(scope):
+            await self.gzip(scope, receive, send)
+        else:
+            await self._journaled(scope, receive, identity(send, self.minimum_size))
+
+    async def _behind_gzip(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._journaled(scope, receive, send)
+
+    async def _journaled(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.journal is None or scope["path"].startswith(CONTROL_PLANE):
+            await self._serve(scope, receive, send)
             return
+        entry = open_entry(self.journal, self.store, scope)
+        started = time.perf_counter()
+        try:
+            await self._serve(scope, recording(entry, receive), _recording_send(entry, send))
+        finally:
+            entry.duration = time.perf_counter() - started
+            entry.rule = scope.get(RULE_KEY)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         path_region, path = split_region(scope["path"])
         if path_region is not None:
             scope["path"] = path
@@ -127,3 +164,18 @@ class Pipeline:
         ]
         await send({"type": "http.response.start", "status": error.status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+
+def _recording_send(entry: Entry, send: Send) -> Send:
+    """`send`, writing the response to the journal entry first."""
+
+    async def recording_send(message: Message) -> None:
+        kind = message["type"]
+        if kind == "http.response.start":
+            entry.status = message["status"]
+            entry.response_headers = tuple(map(tuple, message.get("headers", ())))
+        elif kind == "http.response.body":
+            entry.add_response_body(message.get("body", b""))
+        await send(message)
+
+    return recording_send
