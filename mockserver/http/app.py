@@ -88,8 +88,9 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     dispatch = Dispatcher(app.router)
     faults = FaultLayer(dispatch, store=store, engine=engine)
     app.http = Pipeline(
-        faults,
+        dispatch,
         store,
+        faults=faults,
         journal=journal if settings.admin else None,
         forced_limit=engine.forced_rate_limit,
         minimum_size=GZIP_MINIMUM_SIZE,

@@ -87,9 +87,15 @@ class RouteTable:
         if len(parts) < 3:
             return None
         for template in self._buckets.get((method, len(parts), parts[2]), ()):
-            if all(parts[i] == text for i, text in template.literals) and all(
-                parts[i] for i, _ in template.params
-            ):
-                route = template.route
-                return route.endpoint, route, {name: parts[i] for i, name in template.params}
+            for i, text in template.literals:
+                if parts[i] != text:
+                    break
+            else:
+                params: dict[str, str] = {}
+                for i, name in template.params:
+                    if not parts[i]:
+                        break
+                    params[name] = parts[i]
+                else:
+                    return template.route.endpoint, template.route, params
         return None
