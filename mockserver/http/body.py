@@ -46,8 +46,14 @@ def _length_and_type(headers: list[tuple[bytes, bytes]]) -> tuple[str | None, st
 
 
 async def _read(request: Request, max_bytes: int) -> bytes:
-    """The whole body, 413 past `max_bytes`: `request.stream()` read in a loop, without its
-    async generator (handlers read a body once, and nothing reads it after them)."""
+    """The whole body, 413 past `max_bytes`: what `request.stream()` gives, read in a loop
+    without its async generator (a handler reads the body once; a control-plane handler may
+    have read it with `request.body()` before)."""
+    if hasattr(request, "_body"):  # read before, by `request.body()`: Starlette keeps it
+        body = await request.body()
+        if len(body) > max_bytes:
+            raise PayloadTooLarge(f"Request body exceeds the limit of {max_bytes} bytes.")
+        return body
     receive = request.receive
     chunks: list[bytes] = []
     size = 0

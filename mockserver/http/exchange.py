@@ -71,7 +71,7 @@ class Exchange:
                 message["headers"] = headers + self.rate_headers
             if entry is not None:
                 entry.status = message["status"]
-                entry.response_headers = tuple(map(tuple, message.get("headers", ())))
+                entry.response_headers = tuple(message.get("headers", ()))
             if not self._passing:
                 message.setdefault("headers", [])
                 if not _left_alone(message):

@@ -26,7 +26,7 @@ def open_entry(journal: Journal, store: Store, scope: Scope) -> Entry:
         scope["method"],
         scope["path"],
         scope.get("query_string", b"").decode("latin-1"),
-        tuple(map(tuple, scope.get("headers", ()))),
+        tuple(scope.get("headers", ())),  # servers give (name, value) tuples
     )
 
 
