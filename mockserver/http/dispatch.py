@@ -18,6 +18,7 @@ from starlette.types import Receive, Scope, Send
 
 from mockserver.errors import NotFound
 
+from .render import JsonBytes
 from .routes import RouteTable
 
 
@@ -53,4 +54,9 @@ class Dispatcher:
         except HTTPException as exc:  # what the router's exception handler makes of it
             await unknown_route(request, exc)
             raise
-        await response(scope, receive, send)
+        if type(response) is JsonBytes:  # what Response.__call__ sends, one call fewer
+            status, headers = response.status_code, response.raw_headers
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": response.body})
+        else:
+            await response(scope, receive, send)
