@@ -23,12 +23,24 @@ BODY_LIMIT = 16 * 1024
 Headers = tuple[tuple[bytes, bytes], ...]
 
 
+def bearer_credential(headers: Headers) -> str | None:
+    """The token of the last `Authorization: Bearer <token>` header, or None."""
+    credential = None
+    for name, value in headers:
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").strip().partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                credential = token.strip()
+    return credential
+
+
 class Entry:
     """One request and, once answered, its response."""
 
     __slots__ = (
+        "_credential",
+        "_credential_read",
         "at",
-        "credential",
         "duration",
         "method",
         "path",
@@ -53,7 +65,8 @@ class Entry:
         self.path = path
         self.query = query
         self.request_headers = headers
-        self.credential: str | None = None
+        self._credential: str | None = None
+        self._credential_read = False
         self.request_body = b""
         self.request_size = 0
         self.status: int | None = None
@@ -62,6 +75,20 @@ class Entry:
         self.response_size = 0
         self.duration = 0.0
         self.rule: str | None = None
+
+    @property
+    def credential(self) -> str | None:
+        """The bearer token of the request's (last) `Authorization` header, found on first
+        read rather than on the hot path."""
+        if not self._credential_read:
+            self._credential = bearer_credential(self.request_headers)
+            self._credential_read = True
+        return self._credential
+
+    @credential.setter
+    def credential(self, value: str | None) -> None:
+        self._credential = value
+        self._credential_read = True
 
     def add_request_body(self, chunk: bytes) -> None:
         if len(self.request_body) < BODY_LIMIT:

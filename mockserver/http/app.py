@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
-from starlette.requests import Request
-from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mockserver.clock import Clock, FrozenClock, RealClock, parse_ts
 from mockserver.config import DEFAULT_START_TIME, Settings
@@ -14,7 +11,6 @@ from mockserver.delivery import DeliveryEngine
 from mockserver.domain.accounts import AccountFactory
 from mockserver.domain.models import SeedData
 from mockserver.domain.seeding import load_world
-from mockserver.errors import NotFound
 from mockserver.journal import Journal
 from mockserver.resources import data_dir, default_seed_path
 from mockserver.scenarios.engine import ScenarioEngine
@@ -24,10 +20,9 @@ from mockserver.store import Store
 
 from .admin_api import admin_routes
 from .admin_webhooks import admin_webhook_routes
-from .compression import Compression
+from .dispatch import Dispatcher
 from .faults import FaultLayer
 from .inspector import inspector_routes
-from .journal_layer import JournalLayer
 from .pipeline import Pipeline
 from .routes import v1_routes
 from .scenario_api import scenario_routes
@@ -47,12 +42,23 @@ def make_clock(settings: Settings) -> Clock:
     return clock
 
 
-async def unknown_route(request: Request, exc: Exception) -> Response:
-    """Unknown paths and methods are 404 `not_found` in the envelope (raised to the pipeline)."""
-    raise NotFound(f"Unrecognized request URL ({request.method} {request.url.path}).")
+class MockApp(Starlette):
+    """A Starlette app (its state, routes and lifespan, which tests, the pytest plugin and
+    uvicorn use) whose HTTP requests skip Starlette's middleware stack: they go straight to
+    `http`, the pipeline, which ends in the dispatcher. Lifespan and websocket scopes go the
+    Starlette way."""
+
+    http: ASGIApp
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            scope["app"] = self
+            await self.http(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
 
 
-def create_app(settings: Settings | None = None, *, seed: SeedData | None = None) -> Starlette:
+def create_app(settings: Settings | None = None, *, seed: SeedData | None = None) -> MockApp:
     """Build a server: load the seed (raising SeedError before anything runs), then the app."""
     settings = settings or Settings()
     if seed is None:
@@ -72,19 +78,23 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     store.reset_hooks.append(journal.clear)
     admin = admin_routes() + admin_webhook_routes() + scenario_routes() + inspector_routes()
     routes = v1_routes() + (admin if settings.admin else [])
-    # gzip outermost: it keeps every header the pipeline adds and judges the final body. The
-    # journal sees what the client sent and got (before gzip); faults run inside the pipeline.
-    journaling = [Middleware(JournalLayer, store=store, journal=journal)] if settings.admin else []
-    app = Starlette(
+    app = MockApp(
         routes=routes,
-        middleware=[
-            Middleware(Compression, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
-            *journaling,
-            Middleware(Pipeline, store=store, forced_limit=engine.forced_rate_limit),
-            Middleware(FaultLayer, store=store, engine=engine),
-        ],
-        exception_handlers={HTTPException: unknown_route},
         lifespan=lambda _: webhooks.running(),  # webhook HTTP client; real-clock timer ticks
+    )
+    # Compression outermost: it keeps every header the pipeline adds and judges the final body.
+    # The journal sees what the client sent and got (before gzip); faults run inside the
+    # pipeline, and only while a scenario has armed something.
+    dispatch = Dispatcher(app.router)
+    faults = FaultLayer(dispatch, store=store, engine=engine)
+    app.http = Pipeline(
+        dispatch,
+        store,
+        faults=faults,
+        journal=journal if settings.admin else None,
+        forced_limit=engine.forced_rate_limit,
+        minimum_size=GZIP_MINIMUM_SIZE,
+        compresslevel=6,
     )
     app.state.store = store
     app.state.webhooks = webhooks

@@ -31,17 +31,30 @@ def _left_alone(message: Message) -> bool:
     """Responses the identity responder passes through untouched."""
     if message["status"] == 206:
         return True
-    media_type = None
+    content_type: bytes | None = None
     for name, value in message["headers"]:
         if name == b"content-encoding":
             return True
-        if name == b"content-type" and media_type is None:
-            media_type = value.decode("latin-1").partition(";")[0].strip().lower()
-    media_type = media_type or ""
+        if name == b"content-type" and content_type is None:
+            content_type = value
+    excluded = _EXCLUDED_BY_VALUE.get(content_type)
+    if excluded is None:
+        excluded = _excluded(content_type)
+        if len(_EXCLUDED_BY_VALUE) < 256:  # the app sends a handful of content types
+            _EXCLUDED_BY_VALUE[content_type] = excluded
+    return excluded
+
+
+def _excluded(content_type: bytes | None) -> bool:
+    """Whether GZipMiddleware leaves a response of this Content-Type value alone."""
+    media_type = (content_type or b"").decode("latin-1").partition(";")[0].strip().lower()
     kinds = {media_type, media_type.partition("/")[0] + "/*"}
     if media_type.startswith("application/grpc+"):
         kinds.add("application/grpc")
     return not kinds.isdisjoint(_EXCLUDED)
+
+
+_EXCLUDED_BY_VALUE: dict[bytes | None, bool] = {}
 
 
 def identity(send: Send, minimum_size: int) -> Send:

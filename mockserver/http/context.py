@@ -68,30 +68,27 @@ def principal_for(store: Store, authorization: str | None) -> Principal:
     return principal_for_key(store.keys, token)
 
 
-def authenticate(request: Request) -> Principal:
-    """The request's principal: the one the pipeline resolved, or 401."""
-    principal: Principal | None = request.scope.get(PRINCIPAL_KEY)
-    if principal is None:
-        return principal_for(store_of(request), request.headers.get("authorization"))
-    return principal
-
-
 def endpoint(scope: str | None) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
-    """Guard a handler with authentication and the scope it needs."""
+    """Guard a handler with authentication (the principal the pipeline resolved, or 401) and
+    the scope it needs."""
+
+    operation = scope or ""
 
     def wrap(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         @wraps(handler)
         async def run(request: Request) -> Response:
-            principal = authenticate(request)
+            asgi = request.scope
+            principal: Principal | None = asgi.get(PRINCIPAL_KEY)
+            store: Store = asgi["app"].state.store
+            if principal is None:
+                principal = principal_for(store, request.headers.get("authorization"))
             require_scope(principal, scope)
-            request.scope[OPERATION_KEY] = scope or ""
-            if request.scope["query_string"]:
+            asgi[OPERATION_KEY] = operation
+            if asgi["query_string"]:
                 refuse_repeated(request.query_params)
-            store = store_of(request)
             world = store.world(principal.account_id, principal.environment)
-            region = request.scope.get(REGION_KEY) or world.account.default_region
-            call = Call(request, store, principal, world, region)
-            return await handler(call)
+            region = asgi.get(REGION_KEY) or world.account.default_region
+            return await handler(Call(request, store, principal, world, region))
 
         return run
 

@@ -8,7 +8,7 @@ from mockserver.domain import documents, vaults, views
 
 from .body import read_json_object
 from .context import Call, endpoint
-from .render import JSON, json_response
+from .render import JsonBytes, json_response
 
 
 @endpoint(None)
@@ -51,7 +51,7 @@ async def list_documents(call: Call) -> Response:
     page, has_more, cursor = documents.listing(
         call.world, call.region, call.request.query_params, call.store.cursors
     )
-    return Response(views.document_page_json(page, has_more, cursor), media_type=JSON)
+    return JsonBytes(views.document_page_json(page, has_more, cursor))
 
 
 @endpoint("documents:write")
@@ -66,7 +66,7 @@ async def create_document(call: Call) -> Response:
 @endpoint("documents:read")
 async def get_document(call: Call) -> Response:
     doc = documents.get(call.world, call.region, call.request.path_params["doc_id"])
-    return Response(views.document_detail_json(doc), media_type=JSON)
+    return JsonBytes(views.document_detail_json(doc))
 
 
 @endpoint("documents:write")

@@ -20,16 +20,20 @@ REGIONS = ("us", "eu")
 
 
 def _host(scope: Scope) -> str:
-    host = next((value for name, value in scope.get("headers", ()) if name == b"host"), b"")
-    return host.decode("latin-1")
+    for name, value in scope.get("headers", ()):
+        if name == b"host":
+            host: str = value.decode("latin-1")
+            return host
+    return ""
 
 
 def host_region(scope: Scope) -> str | None:
     """`us` or `eu` when the Host header's first label names a region (port ignored), else None."""
-    label, dot, _ = _host(scope).lower().partition(".")
-    if dot and label in REGIONS:
-        return label
-    return None
+    host = _host(scope)
+    if host[2:3] != ".":  # both regions' labels are two letters long
+        return None
+    label = host[:2].lower()
+    return label if label in REGIONS else None
 
 
 def routed_region(scope: Scope, path_region: str | None) -> str | None:

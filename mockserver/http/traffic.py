@@ -24,6 +24,7 @@ from starlette.types import Message, Receive, Scope
 from mockserver.domain import idempotency
 from mockserver.domain.auth import Principal, require_scope
 from mockserver.domain.idempotency import Record
+from mockserver.domain.models import ApiKey
 from mockserver.domain.ratelimit import ANONYMOUS_PLAN, Verdict
 from mockserver.errors import ApiError, BadRequest, RateLimited
 from mockserver.store import Store
@@ -43,6 +44,7 @@ _CREDENTIAL_FREE = ("/v1/oauth/", "/v1/openapi.json")
 _DOWNLOAD = ("/v1/audit_logs/export/", "/download")
 _NOT_IDEMPOTENT = "/v1/oauth/"  # the token endpoint reads a form, not JSON: keys are ignored
 REPLAYED = (b"idempotent-replayed", b"true")
+_PRINCIPALS_KEPT = 1024  # distinct Authorization values whose principal is kept
 
 
 class Admission(NamedTuple):
@@ -81,6 +83,20 @@ def _refusal(limit: int, burst: int, verdict: Verdict) -> RateLimited:
     )
 
 
+def _describes(principal: Principal, key: ApiKey) -> bool:
+    """Whether `principal` is what `principal_for_key` gives for `key` as it is now."""
+    return (
+        not key.revoked
+        and principal.credential == key.key
+        and principal.scopes is key.scopes
+        and principal.account_id == key.account_id
+        and principal.environment == key.environment
+        and principal.actor == key.owner
+        and principal.rate_limit == key.rate_limit
+        and principal.burst == key.burst
+    )
+
+
 # A scenario's forced 429 burst: (credential, method, path) -> the burst, or None.
 ForcedLimitHook = Callable[[str, str, str], "ForcedLimit | None"]
 
@@ -88,27 +104,25 @@ ForcedLimitHook = Callable[[str, str, str], "ForcedLimit | None"]
 class Traffic:
     """Rate limiting and idempotency over one store."""
 
-    __slots__ = ("forced_limit", "store")
+    __slots__ = ("_principals", "forced_limit", "store")
 
     def __init__(self, store: Store, forced_limit: ForcedLimitHook | None = None) -> None:
         self.store = store
         self.forced_limit = forced_limit
+        self._principals: dict[bytes, tuple[ApiKey, Principal]] = {}
 
     def admit(self, scope: Scope, path: str) -> Admission:
         """Count the request; raise RateLimited (with the headers) when its window is full."""
-        authorization: str | None = None
+        authorization: bytes | None = None
         keys: list[str] = []
         for name, value in scope["headers"]:
             if name == b"authorization":
-                authorization = value.decode("latin-1")
+                authorization = value
             elif name == b"idempotency-key":
                 keys.append(value.decode("latin-1"))
         principal = None
         if authorization is not None and not _credential_free(path):
-            try:
-                principal = principal_for(self.store, authorization)
-            except ApiError:
-                principal = None  # the endpoint answers 401; the address is limited meanwhile
+            principal = self._principal(authorization)
         now = self.store.clock.now()
         if principal is None:
             client = scope.get("client")
@@ -127,6 +141,26 @@ class Traffic:
         if not keys or scope["method"] != "POST" or path.startswith(_NOT_IDEMPOTENT):
             keys = []
         return Admission(_rate_headers(limit, verdict), principal, keys)
+
+    def _principal(self, authorization: bytes) -> Principal | None:
+        """The caller behind an Authorization header, or None (the endpoint answers 401; the
+        address is limited meanwhile). An API key's principal is kept, and used again while
+        the store holds the same key object, unrevoked and unchanged."""
+        cached = self._principals.get(authorization)
+        if cached is not None:
+            key, principal = cached
+            if self.store.keys.get(key.key) is key and _describes(principal, key):
+                return principal
+        try:
+            principal = principal_for(self.store, authorization.decode("latin-1"))
+        except ApiError:
+            return None
+        found = self.store.keys.get(principal.credential)
+        if found is not None and _describes(principal, found):  # an API key, not OAuth
+            if len(self._principals) >= _PRINCIPALS_KEPT:
+                self._principals.clear()
+            self._principals[authorization] = (found, principal)
+        return principal
 
     def _forced(self, credential: str, method: str, path: str) -> ForcedLimit | None:
         return None if self.forced_limit is None else self.forced_limit(credential, method, path)
