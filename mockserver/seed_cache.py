@@ -23,6 +23,7 @@ import platform
 import stat
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import orjson
 import yaml
@@ -44,11 +45,24 @@ _MODULES = (
     "domain/models.py",
     "domain/conditions.py",
 )
+# What a seeded history's columns and hashes depend on, besides the seed.
+_HISTORY_MODULES = (
+    "ids.py",
+    "domain/history.py",
+    "domain/audit_log.py",
+    "domain/views.py",
+    "domain/documents.py",
+)
 
 
 def enabled(text: str) -> bool:
     """Whether a seed of this text is worth caching, and caching is not turned off."""
-    return len(text) >= MIN_BYTES and os.environ.get("MOCKSERVER_SEED_CACHE", "1") != "0"
+    return len(text) >= MIN_BYTES and switched_on()
+
+
+def switched_on() -> bool:
+    """Whether the cache is on (`MOCKSERVER_SEED_CACHE` is not 0)."""
+    return os.environ.get("MOCKSERVER_SEED_CACHE", "1") != "0"
 
 
 def cache_dir() -> Path:
@@ -56,53 +70,81 @@ def cache_dir() -> Path:
     return Path(base) / "mockserver"
 
 
-def entry_path(text: str) -> Path:
-    """Where the SeedData of `text` is cached, for this code and these versions."""
+def _code_digest(modules: tuple[str, ...]) -> hashlib._Hash:
+    """A sha256 fed with the source of `modules` and the versions the pickles depend on."""
     digest = hashlib.sha256()
     package = Path(mockserver.__file__).parent
-    for name in _MODULES:
+    for name in modules:
         with contextlib.suppress(OSError):
             digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
     versions = (mockserver.__version__, yaml.__version__, orjson.__version__)
     digest.update(repr((versions, platform.python_version(), pickle.HIGHEST_PROTOCOL)).encode())
+    return digest
+
+
+def entry_path(text: str) -> Path:
+    """Where the SeedData of `text` is cached, for this code and these versions."""
+    digest = _code_digest(_MODULES)
     digest.update(text.encode("utf-8", "surrogatepass"))
     return cache_dir() / f"seed-{digest.hexdigest()}.pickle"
 
 
+def history_path(seed_digest: str, parts: tuple[object, ...]) -> Path:
+    """Where a seeded history is cached: the seed's entry digest, what else the history
+    depends on (`parts`: account, environment, shift, owner, reference time, random seed) and
+    the code that makes and renders it."""
+    digest = _code_digest(_MODULES + _HISTORY_MODULES)
+    digest.update(f"{seed_digest}\0{parts!r}".encode())
+    return cache_dir() / f"history-{digest.hexdigest()}.pickle"
+
+
 def load(entry: Path, source: str) -> SeedData | None:
     """The cached seed, with `source` as its file name; None if absent or unreadable."""
+    seed = read(entry)
+    if type(seed) is not SeedData:
+        return None
+    seed.source = source
+    seed.digest = entry.stem.removeprefix("seed-")
+    return seed
+
+
+def store(entry: Path, seed: SeedData) -> None:
+    """Write `seed` to `entry` (see `write`) and remember its digest for history entries."""
+    seed.digest = entry.stem.removeprefix("seed-")
+    write(entry, seed)
+
+
+def read(entry: Path) -> Any:
+    """The object pickled at `entry`; None if absent, unreadable or not in a private dir."""
     if not _private(entry.parent):
         return None
     gc_was_enabled = gc.isenabled()
     gc.disable()  # a million acyclic objects: see seeds.load_seed_text
     try:
-        seed = pickle.loads(entry.read_bytes())
+        return pickle.loads(entry.read_bytes())
     except Exception:
         return None
     finally:
         if gc_was_enabled:
             gc.enable()
-    if type(seed) is not SeedData:
-        return None
-    seed.source = source
-    return seed
 
 
-def store(entry: Path, seed: SeedData) -> None:
-    """Write `seed` to `entry` atomically; a cache that cannot be written is no cache."""
+def write(entry: Path, value: object) -> None:
+    """Pickle `value` to `entry` atomically; a cache that cannot be written is no cache."""
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private(entry.parent):
             return
-        data = pickle.dumps(seed, protocol=pickle.HIGHEST_PROTOCOL)
-        handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".seed-", suffix=".tmp")
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        prefix = "." + entry.name.split("-", 1)[0] + "-"
+        handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=prefix, suffix=".tmp")
         try:
             with os.fdopen(handle, "wb") as file:
                 file.write(data)
             os.replace(temporary, entry)
-            _prune(entry.parent)
+            _prune(entry.parent, entry.name.split("-", 1)[0])
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
@@ -114,9 +156,9 @@ def store(entry: Path, seed: SeedData) -> None:
             gc.enable()
 
 
-def _prune(directory: Path) -> None:
-    """Remove all but the KEEP newest entries."""
-    entries = sorted(directory.glob("seed-*.pickle"), key=_modified, reverse=True)
+def _prune(directory: Path, kind: str) -> None:
+    """Remove all but the KEEP newest entries of a kind (`seed` or `history`)."""
+    entries = sorted(directory.glob(f"{kind}-*.pickle"), key=_modified, reverse=True)
     for old in entries[KEEP:]:
         with contextlib.suppress(OSError):
             old.unlink()

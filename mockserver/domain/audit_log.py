@@ -13,7 +13,7 @@ import functools
 import hashlib
 from array import array
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -152,6 +152,44 @@ class SeededLog:
                 elif positions[-1] != position:  # an id named twice is matched once
                     positions.append(position)
         self._related = []
+
+    def state(self) -> tuple[object, ...]:
+        """The sealed log's columns, index and head: what `restore` rebuilds it from."""
+        return (
+            self.at,
+            self.types,
+            self.actors,
+            self.resources,
+            self.ids,
+            self.digests,
+            self.index,
+            self._head,
+        )
+
+    @classmethod
+    def restore(
+        cls, data_of: Callable[[int], Mapping[str, Any]], state: tuple[object, ...]
+    ) -> SeededLog:
+        """A sealed log from `state` (read back from the seed cache); ValueError if it is not
+        the shape `state` gives."""
+        at, types, actors, resources, ids, digests, index, head = state
+        count = len(at) if isinstance(at, array) and at.typecode == "q" else -1
+        columns = (types, actors, resources)
+        if (
+            count < 0
+            or not all(type(column) is list and len(column) == count for column in columns)
+            or not (type(ids) is str and len(ids) == ID_WIDTH * count)
+            or not (type(digests) is bytearray and len(digests) == 32 * count)
+            or type(index) is not dict
+            or not (type(head) is str and len(head) == 64)
+        ):
+            raise ValueError("not a sealed seeded log")
+        log = cls(data_of)
+        log.at = cast("array[int]", at)
+        log.types, log.actors, log.resources = cast("tuple[list[str], ...]", columns)
+        log.ids, log.digests, log._head = ids, digests, head
+        log.index = cast("dict[str, array[int]]", index)
+        return log
 
     def event_id(self, position: int) -> str:
         return self.ids[ID_WIDTH * position : ID_WIDTH * (position + 1)]

@@ -14,9 +14,10 @@ import dataclasses
 import functools
 import gc
 from array import array
+from pathlib import Path
 from typing import Any
 
-from mockserver import clock
+from mockserver import clock, seed_cache
 from mockserver.ids import IdFactory
 
 from . import views
@@ -170,9 +171,16 @@ class SeededHistory:
     need. `seed` is the pristine seed (never mutated); `shift` moves its times to the clock."""
 
     def __init__(
-        self, seed: EnvironmentSeed, shift: int, owner: str, reference: int, ids: IdFactory
+        self,
+        seed: EnvironmentSeed,
+        shift: int,
+        owner: str,
+        reference: int,
+        ids: IdFactory,
+        cache: Path | None = None,
     ) -> None:
         self.seed = seed
+        self.cache = cache  # where the made columns are kept between runs (`seed_cache`)
         self.shift = shift
         self.owner = owner
         self.reference = reference  # fixed when the world is first built, as locks fell due
@@ -190,11 +198,35 @@ class SeededHistory:
             enabled = gc.isenabled()
             gc.disable()  # a few million short-lived containers, and no cycles among them
             try:
-                self._logs = self._build()
+                self._logs = self._cached() or self._build()
             finally:
                 if enabled:
                     gc.enable()
         return self._logs[region]
+
+    def _cached(self) -> dict[str, SeededLog] | None:
+        """The logs kept by an earlier run with this seed, code and clock, if any."""
+        state = seed_cache.read(self.cache) if self.cache is not None else None
+        if type(state) is not dict:
+            return None
+        try:
+            logs = {}
+            for region in REGIONS:
+                columns, sources, steps = state[region]
+                log = SeededLog.restore(functools.partial(self._data, region), columns)
+                if not all(type(a) is array and len(a) == len(log) for a in (sources, steps)):
+                    raise ValueError("positions do not match the log")
+                logs[region] = log
+                self._sources[region], self._steps[region] = sources, steps
+        except (KeyError, TypeError, ValueError):
+            self._sources, self._steps = {}, {}
+            return None
+        return logs
+
+    def _keep(self, logs: dict[str, SeededLog]) -> None:
+        if self.cache is not None:
+            state = {r: (logs[r].state(), self._sources[r], self._steps[r]) for r in REGIONS}
+            seed_cache.write(self.cache, state)
 
     def _entries(self, source: int) -> list[Entry]:
         """The events of one object's life: vaults are sources 0.., then documents."""
@@ -252,6 +284,7 @@ class SeededHistory:
             log.seal()  # the index, and the related ids freed
         if count >= COLLECT_AFTER:
             gc.collect()
+        self._keep(logs)
         return logs
 
     def _data(self, region: str, position: int) -> dict[str, Any]:

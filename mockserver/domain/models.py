@@ -269,3 +269,6 @@ class SeedData:
     environments: dict[tuple[str, str], EnvironmentSeed] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     reference_time: int | None = None  # seeded times are shifted so this maps to clock start
+    # The seed cache's digest of the file and code it came from (big seeds only): what a
+    # cached seeded history is keyed by. Not part of the seed's value.
+    digest: str | None = field(default=None, compare=False)

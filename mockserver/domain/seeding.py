@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 
+from mockserver import seed_cache
 from mockserver.ids import IdFactory
 from mockserver.store import Pristine, Store, World
 
@@ -60,7 +61,11 @@ def load_world(world: World, store: Store) -> None:
     if past is None:  # made on first need, with the owner and reference time of now
         owner = world.account.users[0].email if world.account.users else SYSTEM
         ids = IdFactory(store.random_seed, f"history/{key[0]}/{key[1]}")
-        past = SeededHistory(seed, store.shift, owner, reference, ids)
+        cache = None
+        if store.seed.digest is not None and seed_cache.switched_on():
+            parts = (*key, store.shift, owner, reference, store.random_seed)
+            cache = seed_cache.history_path(store.seed.digest, parts)
+        past = SeededHistory(seed, store.shift, owner, reference, ids, cache)
         store.history_cache[key] = past
     for region in REGIONS:
         world.regions[region].audit = AuditChain(functools.partial(past.log, region))

@@ -1,0 +1,126 @@
+"""A big seed's synthesized audit history is kept in the seed cache beside the seed: a later
+run with the same seed, code, clock start and random seed reads it back instead of replaying
+550,000 events, and serves exactly the bytes a replay gives. Tests lower `MIN_BYTES` so the
+shipped seed counts as big."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mockserver import seed_cache
+from mockserver.config import Settings
+from mockserver.domain.history import SeededHistory
+from mockserver.http.app import create_app
+from mockserver.resources import default_seed_path
+from mockserver.testing.inprocess import inprocess_client
+
+FULL = {"Authorization": "Bearer sk_test_mock_full"}
+NEW_DOCUMENT = {"title": "After the history", "vault_id": "vault_mock_us"}
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("MOCKSERVER_SEED_CACHE", raising=False)
+    monkeypatch.setattr(seed_cache, "MIN_BYTES", 0)
+    return tmp_path / "xdg" / "mockserver"
+
+
+@pytest.fixture
+def seed_file(tmp_path: Path) -> Path:
+    path = tmp_path / "seed.yaml"
+    path.write_text(default_seed_path().read_text(encoding="utf-8"), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def replays(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many histories were synthesized (rather than read back), one entry each."""
+    made: list[int] = []
+    build = SeededHistory._build
+
+    def counted(self: SeededHistory) -> Any:
+        made.append(1)
+        return build(self)
+
+    monkeypatch.setattr(SeededHistory, "_build", counted)
+    return made
+
+
+def chains_then_a_write(path: Path, start_time: str | None = None) -> list[bytes]:
+    """Every page of both regions' chains, then a write and the newest event (it links to
+    the seeded head), as served."""
+    settings = Settings(clock_mode="frozen", seed_path=path, start_time=start_time)
+    with inprocess_client(create_app(settings), headers=FULL) as client:
+        served = []
+        for prefix in ("/us/v1", "/eu/v1"):
+            url = f"{prefix}/audit_logs?limit=100"
+            while True:
+                page = client.get(url)
+                assert page.status_code == 200
+                served.append(page.content)
+                if not page.json()["has_more"]:
+                    break
+                url = f"{prefix}/audit_logs?limit=100&cursor={page.json()['next_cursor']}"
+        assert client.post("/v1/documents", json=NEW_DOCUMENT).status_code == 201
+        served.append(client.get("/v1/audit_logs?limit=1").content)
+        return served
+
+
+def histories(cache: Path) -> list[Path]:
+    return sorted(cache.glob("history-*.pickle"))
+
+
+def test_a_kept_history_serves_the_bytes_of_a_replay(
+    cache: Path, seed_file: Path, replays: list[int]
+) -> None:
+    replayed = chains_then_a_write(seed_file)
+    assert len(histories(cache)) == 1
+    assert len(replays) == 1  # the one seeded world this key reaches
+    assert chains_then_a_write(seed_file) == replayed
+    assert len(replays) == 1  # read back, not replayed
+
+
+def test_another_clock_start_is_another_history(
+    cache: Path, seed_file: Path, monkeypatch: pytest.MonkeyPatch, replays: list[int]
+) -> None:
+    chains_then_a_write(seed_file)
+    moved = chains_then_a_write(seed_file, start_time="2027-03-01T00:00:00Z")
+    assert len(histories(cache)) == 2
+    assert len(replays) == 2
+    monkeypatch.setenv("MOCKSERVER_SEED_CACHE", "0")
+    assert chains_then_a_write(seed_file, start_time="2027-03-01T00:00:00Z") == moved
+
+
+def test_a_broken_entry_is_replayed_and_rewritten(
+    cache: Path, seed_file: Path, replays: list[int]
+) -> None:
+    replayed = chains_then_a_write(seed_file)
+    (entry,) = histories(cache)
+    entry.write_bytes(b"not a pickle")
+    assert chains_then_a_write(seed_file) == replayed
+    assert len(replays) == 2
+    assert entry.read_bytes() != b"not a pickle"
+
+
+def test_a_changed_seed_does_not_read_the_old_history(
+    cache: Path, seed_file: Path, replays: list[int]
+) -> None:
+    chains_then_a_write(seed_file)
+    text = seed_file.read_text(encoding="utf-8")
+    seed_file.write_text(text.replace("Mock US Inc.", "Mock US Incorporated"), encoding="utf-8")
+    chains_then_a_write(seed_file)
+    assert len(replays) == 2
+    assert len(histories(cache)) == 2
+
+
+def test_switched_off_nothing_is_kept(
+    cache: Path, seed_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MOCKSERVER_SEED_CACHE", "0")
+    chains_then_a_write(seed_file)
+    chains_then_a_write(seed_file)
+    assert not cache.exists() or not histories(cache)
