@@ -148,3 +148,18 @@ def test_only_the_newest_entries_are_kept(
         entry = cache / names[-1]
         os.utime(entry, (number, number))  # the newest by mtime, whatever the clock's grain
     assert sorted(p.name for p in cache.iterdir()) == sorted(names[1:])
+
+
+def test_a_seed_stored_in_many_chunks_reads_back_equal(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vaults, documents and workflows are pickled in chunks (see seed_cache.CHUNK): with
+    chunks of 3 every list of the shipped seed spans several, in order."""
+    monkeypatch.setattr(seed_cache, "CHUNK", 3)
+    path = seed_copy(tmp_path)
+    parsed = seeds.load_seed(path)
+    no_parsing(monkeypatch)
+    cached = seeds.load_seed(path)
+    assert cached == parsed
+    for key, env in parsed.environments.items():
+        assert [d.id for d in cached.environments[key].documents] == [d.id for d in env.documents]
