@@ -6,11 +6,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 from starlette.applications import Starlette
 
+from mockserver import seed_cache
 from mockserver.config import Settings
 from mockserver.http.app import create_app
 from mockserver.testing.inprocess import inprocess_client
@@ -65,3 +67,13 @@ def both(request: pytest.FixtureRequest) -> httpx.Client:
     name = "api" if request.param == "in-process" else "live"
     client: httpx.Client = request.getfixturevalue(name)
     return client
+
+
+@pytest.fixture
+def big_seed_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty seed cache home in which every seed counts as big (`MIN_BYTES` 0); returns
+    the mockserver directory inside it."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("MOCKSERVER_SEED_CACHE", raising=False)
+    monkeypatch.setattr(seed_cache, "MIN_BYTES", 0)
+    return tmp_path / "xdg" / "mockserver"

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from mockserver import seed_cache
 from mockserver.config import Settings
 from mockserver.domain.history import SeededHistory
 from mockserver.http.app import create_app
@@ -19,14 +18,6 @@ from mockserver.testing.inprocess import inprocess_client
 
 FULL = {"Authorization": "Bearer sk_test_mock_full"}
 NEW_DOCUMENT = {"title": "After the history", "vault_id": "vault_mock_us"}
-
-
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.delenv("MOCKSERVER_SEED_CACHE", raising=False)
-    monkeypatch.setattr(seed_cache, "MIN_BYTES", 0)
-    return tmp_path / "xdg" / "mockserver"
 
 
 @pytest.fixture
@@ -70,36 +61,36 @@ def chains_then_a_write(path: Path, start_time: str | None = None) -> list[bytes
         return served
 
 
-def histories(cache: Path) -> list[Path]:
-    return sorted(cache.glob("history-*.pickle"))
+def histories(directory: Path) -> list[Path]:
+    return sorted(directory.glob("history-*.pickle"))
 
 
 def test_a_kept_history_serves_the_bytes_of_a_replay(
-    cache: Path, seed_file: Path, replays: list[int]
+    big_seed_cache: Path, seed_file: Path, replays: list[int]
 ) -> None:
     replayed = chains_then_a_write(seed_file)
-    assert len(histories(cache)) == 1
+    assert len(histories(big_seed_cache)) == 1
     assert len(replays) == 1  # the one seeded world this key reaches
     assert chains_then_a_write(seed_file) == replayed
     assert len(replays) == 1  # read back, not replayed
 
 
 def test_another_clock_start_is_another_history(
-    cache: Path, seed_file: Path, monkeypatch: pytest.MonkeyPatch, replays: list[int]
+    big_seed_cache: Path, seed_file: Path, monkeypatch: pytest.MonkeyPatch, replays: list[int]
 ) -> None:
     chains_then_a_write(seed_file)
     moved = chains_then_a_write(seed_file, start_time="2027-03-01T00:00:00Z")
-    assert len(histories(cache)) == 2
+    assert len(histories(big_seed_cache)) == 2
     assert len(replays) == 2
     monkeypatch.setenv("MOCKSERVER_SEED_CACHE", "0")
     assert chains_then_a_write(seed_file, start_time="2027-03-01T00:00:00Z") == moved
 
 
 def test_a_broken_entry_is_replayed_and_rewritten(
-    cache: Path, seed_file: Path, replays: list[int]
+    big_seed_cache: Path, seed_file: Path, replays: list[int]
 ) -> None:
     replayed = chains_then_a_write(seed_file)
-    (entry,) = histories(cache)
+    (entry,) = histories(big_seed_cache)
     entry.write_bytes(b"not a pickle")
     assert chains_then_a_write(seed_file) == replayed
     assert len(replays) == 2
@@ -107,20 +98,20 @@ def test_a_broken_entry_is_replayed_and_rewritten(
 
 
 def test_a_changed_seed_does_not_read_the_old_history(
-    cache: Path, seed_file: Path, replays: list[int]
+    big_seed_cache: Path, seed_file: Path, replays: list[int]
 ) -> None:
     chains_then_a_write(seed_file)
     text = seed_file.read_text(encoding="utf-8")
     seed_file.write_text(text.replace("Mock US Inc.", "Mock US Incorporated"), encoding="utf-8")
     chains_then_a_write(seed_file)
     assert len(replays) == 2
-    assert len(histories(cache)) == 2
+    assert len(histories(big_seed_cache)) == 2
 
 
 def test_switched_off_nothing_is_kept(
-    cache: Path, seed_file: Path, monkeypatch: pytest.MonkeyPatch
+    big_seed_cache: Path, seed_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MOCKSERVER_SEED_CACHE", "0")
     chains_then_a_write(seed_file)
     chains_then_a_write(seed_file)
-    assert not cache.exists() or not histories(cache)
+    assert not big_seed_cache.exists() or not histories(big_seed_cache)

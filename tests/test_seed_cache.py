@@ -18,15 +18,6 @@ from mockserver.resources import default_seed_path
 from mockserver.testing.inprocess import inprocess_client
 
 
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty cache home that every seed counts for; the mockserver dir inside it."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.delenv("MOCKSERVER_SEED_CACHE", raising=False)
-    monkeypatch.setattr(seed_cache, "MIN_BYTES", 0)
-    return tmp_path / "xdg" / "mockserver"
-
-
 def seed_copy(tmp_path: Path, name: str = "seed.yaml") -> Path:
     path = tmp_path / name
     path.write_text(default_seed_path().read_text(encoding="utf-8"), encoding="utf-8")
@@ -41,13 +32,13 @@ def no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_cached_seed_equals_the_parsed_one(
-    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    big_seed_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = seed_copy(tmp_path)
     parsed = seeds.load_seed_text(path.read_text(encoding="utf-8"), str(path))
     assert seeds.load_seed(path) == parsed
-    assert [p.name.startswith("seed-") for p in cache.iterdir()] == [True]
-    assert stat.S_IMODE(cache.stat().st_mode) == 0o700
+    assert [p.name.startswith("seed-") for p in big_seed_cache.iterdir()] == [True]
+    assert stat.S_IMODE(big_seed_cache.stat().st_mode) == 0o700
     no_parsing(monkeypatch)
     renamed = path.rename(tmp_path / "renamed.yaml")
     cached = seeds.load_seed(renamed)
@@ -60,7 +51,7 @@ def vars_of(seed: SeedData) -> dict[str, object]:
 
 
 def test_an_app_on_a_cached_seed_serves_the_same_bytes(
-    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    big_seed_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = seed_copy(tmp_path)
     bodies = []
@@ -77,30 +68,30 @@ def test_an_app_on_a_cached_seed_serves_the_same_bytes(
 
 
 def test_a_changed_file_is_parsed_again(
-    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    big_seed_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = seed_copy(tmp_path)
     seeds.load_seed(path)
     path.write_text(path.read_text().replace("Mock US Inc.", "Mock US LLC"), encoding="utf-8")
     assert seeds.load_seed(path).accounts["acct_mock_us"].name == "Mock US LLC"
-    assert len(list(cache.iterdir())) == 2
+    assert len(list(big_seed_cache.iterdir())) == 2
 
 
-def test_an_invalid_seed_is_reported_and_not_cached(cache: Path, tmp_path: Path) -> None:
+def test_an_invalid_seed_is_reported_and_not_cached(big_seed_cache: Path, tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("version: 2\naccounts: []\n", encoding="utf-8")
     with pytest.raises(SeedError, match="unsupported version"):
         seeds.load_seed(path)
-    assert not cache.exists() or not list(cache.iterdir())
+    assert not big_seed_cache.exists() or not list(big_seed_cache.iterdir())
 
 
 @pytest.mark.parametrize("content", [b"", b"not a pickle", b"\x80\x05K\x01."])
 def test_a_broken_entry_is_ignored_and_rewritten(
-    cache: Path, tmp_path: Path, content: bytes
+    big_seed_cache: Path, tmp_path: Path, content: bytes
 ) -> None:
     path = seed_copy(tmp_path)
     expected = seeds.load_seed(path)
-    (entry,) = cache.iterdir()
+    (entry,) = big_seed_cache.iterdir()
     entry.write_bytes(content)
     assert seeds.load_seed(path) == expected
     assert entry.read_bytes() != content
@@ -108,34 +99,34 @@ def test_a_broken_entry_is_ignored_and_rewritten(
 
 
 def test_the_switch_turns_the_cache_off(
-    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    big_seed_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MOCKSERVER_SEED_CACHE", "0")
     seeds.load_seed(seed_copy(tmp_path))
-    assert not cache.exists()
+    assert not big_seed_cache.exists()
 
 
 def test_small_seeds_never_touch_the_cache(
-    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    big_seed_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(seed_cache, "MIN_BYTES", 5_000_000)
     seeds.load_seed(seed_copy(tmp_path))
-    assert not cache.exists()
+    assert not big_seed_cache.exists()
 
 
 def test_a_directory_others_may_write_to_is_not_used(
-    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    big_seed_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = seed_copy(tmp_path)
     seeds.load_seed(path)
-    cache.chmod(0o777)
+    big_seed_cache.chmod(0o777)
     no_parsing(monkeypatch)
     with pytest.raises(AssertionError, match="was parsed"):
         seeds.load_seed(path)
 
 
 def test_only_the_newest_entries_are_kept(
-    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    big_seed_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(seed_cache, "KEEP", 2)
     path = seed_copy(tmp_path)
@@ -145,13 +136,13 @@ def test_only_the_newest_entries_are_kept(
         path.write_text(text, encoding="utf-8")
         seeds.load_seed(path)
         names.append(seed_cache.entry_path(text).name)
-        entry = cache / names[-1]
+        entry = big_seed_cache / names[-1]
         os.utime(entry, (number, number))  # the newest by mtime, whatever the clock's grain
-    assert sorted(p.name for p in cache.iterdir()) == sorted(names[1:])
+    assert sorted(p.name for p in big_seed_cache.iterdir()) == sorted(names[1:])
 
 
 def test_a_seed_stored_in_many_chunks_reads_back_equal(
-    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    big_seed_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Vaults, documents and workflows are pickled in chunks (see seed_cache.CHUNK): with
     chunks of 3 every list of the shipped seed spans several, in order."""
