@@ -18,6 +18,7 @@ from starlette.types import Receive, Scope, Send
 
 from mockserver.errors import NotFound
 
+from .exchange import Exchange
 from .render import JsonBytes
 from .routes import RouteTable
 
@@ -56,6 +57,9 @@ class Dispatcher:
             raise
         if type(response) is JsonBytes:  # what Response.__call__ sends, one call fewer
             status, headers = response.status_code, response.raw_headers
+            if type(send) is Exchange:  # the pipeline's send: both messages in one call
+                await send.respond(status, headers, response.body)
+                return
             await send({"type": "http.response.start", "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": response.body})
         else:
