@@ -26,7 +26,7 @@ from mockserver.journal import Entry, Journal
 from mockserver.store import Store
 
 from .compression import accepts_gzip
-from .context import REGION_KEY, REQUEST_ID_KEY
+from .context import REGION_KEY, REQUEST_ID_KEY, STORE_KEY
 from .exchange import Exchange
 from .faults import FaultLayer
 from .hosts import routed_region
@@ -96,6 +96,7 @@ class Pipeline:
         store.scheduler.run_due()  # real clock: timers that fell due since the last request
         request_id = store.request_ids.new("req_")
         scope[REQUEST_ID_KEY] = request_id
+        scope[STORE_KEY] = store
         exchange = Exchange(send, entry, vary, (b"x-request-id", request_id.encode()))
         try:
             admission: Admission | None = None
