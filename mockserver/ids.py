@@ -44,12 +44,14 @@ class IdFactory:
 
     def _refill(self, count: int) -> None:
         block = max(BLOCK_WORDS, count)
-        words = self._words[self._pos * 4 :] + self._rng.getrandbits(32 * block).to_bytes(
-            4 * block, "little"
-        )
-        pairs = len(words) >> 3
+        left = self._words[self._pos * 4 :]
+        fresh = self._rng.getrandbits(32 * block)
+        words = left + fresh.to_bytes(4 * block, "little")
+        # The same words as an int, without reading the 4 KiB back (`_indices` masks to
+        # whole pairs): a shift is far cheaper than `int.from_bytes` of the block.
+        bits = int.from_bytes(left, "little") | (fresh << (8 * len(left)))
         self._words, self._pos = words, 0
-        self._even = _indices(int.from_bytes(words[: 8 * pairs], "little"), pairs)
+        self._even = _indices(bits, len(words) >> 3)
         self._odd = b""
 
     def _odd_indices(self) -> bytes:
@@ -123,22 +125,27 @@ _TABLE = bytes(ALPHABET.encode()) + bytes(256 - len(ALPHABET))
 
 
 @functools.lru_cache(maxsize=4)
-def _masks(chars: int) -> tuple[int, int]:
-    """Per 64-bit slot: the 27 bits of `a` random() keeps, and 2048 (a push over a boundary)."""
+def _masks(chars: int) -> tuple[int, int, int]:
+    """Per 64-bit slot: the 27 bits of `a` random() keeps, 2048 (a push over a boundary), and
+    the slot's high half (where an index lives)."""
     keep = int.from_bytes(b"\xe0\xff\xff\xff\x00\x00\x00\x00" * chars, "little")
     near = int.from_bytes(b"\x00\x08\x00\x00\x00\x00\x00\x00" * chars, "little")
-    return keep, near
+    high = int.from_bytes(b"\x00\x00\x00\x00\xff\xff\xff\xff" * chars, "little")
+    return keep, near, high
 
 
 def _indices(bits: int, chars: int) -> bytes:
-    """Byte j is the alphabet index of character j, from the word pair (a, b) in bits 64j.."""
-    keep, near = _masks(chars)
-    product = (bits & keep) * len(ALPHABET)
+    """Byte j is the alphabet index of character j, from the word pair (a, b) in bits 64j..
+    (bits above the `chars` pairs are ignored)."""
+    keep, near, high = _masks(chars)
+    product = (bits & keep) * len(ALPHABET)  # a slot stays below 2**38: no carry between slots
     fast = product.to_bytes(8 * chars, "little")[4::8]
-    nudged = (product + near).to_bytes(8 * chars, "little")[4::8]
-    if fast == nudged:
+    # A character is near a boundary when the push carries into its slot's high half (the
+    # index byte then differs), which the XOR shows without rendering the pushed bytes.
+    if not ((product + near) ^ product) & high:
         return fast
-    words = bits.to_bytes(8 * chars, "little")
+    nudged = (product + near).to_bytes(8 * chars, "little")[4::8]
+    words = (bits & ((1 << (64 * chars)) - 1)).to_bytes(8 * chars, "little")
     exact = bytearray(fast)
     for j in range(chars):
         if fast[j] != nudged[j]:
