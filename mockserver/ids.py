@@ -24,19 +24,21 @@ class IdFactory:
     CPU of `choices(k=24)` per id (1.0 against 2.0 us), and every request makes at least one.
     """
 
-    __slots__ = ("_even", "_odd", "_pos", "_rng", "_words")
+    __slots__ = ("_bits", "_count", "_even", "_odd", "_pos", "_rendered", "_rng")
 
     def __init__(self, seed: int, stream: str) -> None:
         self._rng = random.Random(f"{seed}:{stream}")
-        self._words = b""  # little-endian 32-bit words, drawn in order
-        self._pos = 0  # words of `_words` already used
+        self._bits = 0  # the 32-bit words drawn, in order, word i at bit 32 i
+        self._count = 0  # how many words `_bits` holds
+        self._rendered: bytes | None = b""  # `_bits` as little-endian bytes, once needed
+        self._pos = 0  # words already used
         self._even = b""  # alphabet index of the pair at words (2j, 2j + 1)
         self._odd = b""  # of the pair at words (2j + 1, 2j + 2): made when first needed
 
     def _take(self, count: int) -> int:
         """Reserve `count` words; their first index in `_words` (refilling when short)."""
         pos = self._pos
-        if pos + count > len(self._words) >> 2:
+        if pos + count > self._count:
             self._refill(count)
             pos = 0
         self._pos = pos + count
@@ -44,15 +46,22 @@ class IdFactory:
 
     def _refill(self, count: int) -> None:
         block = max(BLOCK_WORDS, count)
-        left = self._words[self._pos * 4 :]
+        left = self._count - self._pos  # words not used yet come first
         fresh = self._rng.getrandbits(32 * block)
-        words = left + fresh.to_bytes(4 * block, "little")
-        # The same words as an int, without reading the 4 KiB back (`_indices` masks to
-        # whole pairs): a shift is far cheaper than `int.from_bytes` of the block.
-        bits = int.from_bytes(left, "little") | (fresh << (8 * len(left)))
-        self._words, self._pos = words, 0
-        self._even = _indices(bits, len(words) >> 3)
+        # Kept as an int: ids need no bytes of the words (`_indices` masks to whole pairs),
+        # so a stream that only makes ids never renders them (4 KiB a block).
+        bits = (self._bits >> (32 * self._pos)) | (fresh << (32 * left))
+        self._bits, self._count, self._pos, self._rendered = bits, left + block, 0, None
+        self._even = _indices(bits, (left + block) >> 1)
         self._odd = b""
+
+    @property
+    def _words(self) -> bytes:
+        """The words as little-endian bytes (secrets, odd-aligned ids), rendered once a block."""
+        words = self._rendered
+        if words is None:
+            words = self._rendered = self._bits.to_bytes(4 * self._count, "little")
+        return words
 
     def _odd_indices(self) -> bytes:
         """Pairs starting at an odd word: only after a value of an odd number of words."""
@@ -71,7 +80,7 @@ class IdFactory:
 
     def many(self, prefix: str, count: int, length: int = 24) -> list[str]:
         """`count` ids, exactly those of as many `new` calls, made in bulk (`many_ids`)."""
-        if self._pos < len(self._words) >> 2:  # words already drawn come first
+        if self._pos < self._count:  # words already drawn come first
             return [self.new(prefix, length) for _ in range(count)]
         return many_ids(self._rng, prefix, count, length)
 

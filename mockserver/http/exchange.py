@@ -100,7 +100,6 @@ class Exchange:
         else:  # later body chunks, early hints, trailers
             await self.send(message)
 
-
     async def respond(self, status: int, headers: Headers, body: bytes) -> None:
         """A whole response (a start, then one last body chunk) from the app: exactly what
         calling this with those two messages does, without building and reading them back
