@@ -19,6 +19,7 @@ from starlette.types import Receive, Scope, Send
 from mockserver.errors import NotFound
 
 from .exchange import Exchange
+from .query import ApiRequest
 from .render import JsonBytes
 from .routes import RouteTable
 
@@ -49,7 +50,7 @@ class Dispatcher:
         scope["route"] = route
         scope["endpoint"] = endpoint
         scope["path_params"] = params
-        request = Request(scope, receive, send)
+        request = ApiRequest(scope, receive, send)
         try:
             response = await endpoint(request)
         except HTTPException as exc:  # what the router's exception handler makes of it
