@@ -30,23 +30,31 @@ class Listed(Protocol):
 T = TypeVar("T", bound=Listed)
 
 _PREFIX = "cur_"
+_ENCODED_KEPT = 4096  # cursors kept by seq (a cursor depends only on the seq and the secret)
 
 
 class CursorCodec:
     """Signs and checks `cur_` cursors; a cursor it did not issue is unknown (422)."""
 
-    __slots__ = ("_secret",)
+    __slots__ = ("_encoded", "_secret")
 
     def __init__(self, secret: bytes) -> None:
         self._secret = secret
+        self._encoded: dict[int, str] = {}  # seq -> cursor: a page walked again signs nothing
 
     def _mac(self, payload: bytes) -> bytes:
         return hmac.digest(self._secret, payload, hashlib.sha256)[:10]  # one-shot, in C
 
     def encode(self, seq: int) -> str:
-        payload = seq.to_bytes(8, "big")
-        token = base64.urlsafe_b64encode(payload + self._mac(payload)).rstrip(b"=")
-        return _PREFIX + token.decode()
+        cursor = self._encoded.get(seq)
+        if cursor is None:
+            payload = seq.to_bytes(8, "big")
+            token = base64.urlsafe_b64encode(payload + self._mac(payload)).rstrip(b"=")
+            cursor = _PREFIX + token.decode()
+            if len(self._encoded) >= _ENCODED_KEPT:
+                self._encoded.clear()
+            self._encoded[seq] = cursor
+        return cursor
 
     def decode(self, cursor: str) -> int:
         """The position a cursor names, or 422 `param: cursor`."""
