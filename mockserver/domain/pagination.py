@@ -36,11 +36,12 @@ _ENCODED_KEPT = 4096  # cursors kept by seq (a cursor depends only on the seq an
 class CursorCodec:
     """Signs and checks `cur_` cursors; a cursor it did not issue is unknown (422)."""
 
-    __slots__ = ("_encoded", "_secret")
+    __slots__ = ("_decoded", "_encoded", "_secret")
 
     def __init__(self, secret: bytes) -> None:
         self._secret = secret
         self._encoded: dict[int, str] = {}  # seq -> cursor: a page walked again signs nothing
+        self._decoded: dict[str, int] = {}  # and back: a kept cursor is checked by lookup
 
     def _mac(self, payload: bytes) -> bytes:
         return hmac.digest(self._secret, payload, hashlib.sha256)[:10]  # one-shot, in C
@@ -53,11 +54,16 @@ class CursorCodec:
             cursor = _PREFIX + token.decode()
             if len(self._encoded) >= _ENCODED_KEPT:
                 self._encoded.clear()
+                self._decoded.clear()
             self._encoded[seq] = cursor
+            self._decoded[cursor] = seq
         return cursor
 
     def decode(self, cursor: str) -> int:
         """The position a cursor names, or 422 `param: cursor`."""
+        seq = self._decoded.get(cursor)
+        if seq is not None:  # signed here: decoding it gives its seq back
+            return seq
         if cursor.startswith(_PREFIX) and len(cursor) == len(_PREFIX) + 24:
             try:
                 raw = base64.urlsafe_b64decode(cursor[len(_PREFIX) :] + "==")
