@@ -24,19 +24,21 @@ class IdFactory:
     CPU of `choices(k=24)` per id (1.0 against 2.0 us), and every request makes at least one.
     """
 
-    __slots__ = ("_even", "_odd", "_pos", "_rng", "_words")
+    __slots__ = ("_bits", "_count", "_even", "_odd", "_pos", "_rendered", "_rng")
 
     def __init__(self, seed: int, stream: str) -> None:
         self._rng = random.Random(f"{seed}:{stream}")
-        self._words = b""  # little-endian 32-bit words, drawn in order
-        self._pos = 0  # words of `_words` already used
+        self._bits = 0  # the 32-bit words drawn, in order, word i at bit 32 i
+        self._count = 0  # how many words `_bits` holds
+        self._rendered: bytes | None = b""  # `_bits` as little-endian bytes, once needed
+        self._pos = 0  # words already used
         self._even = b""  # alphabet index of the pair at words (2j, 2j + 1)
         self._odd = b""  # of the pair at words (2j + 1, 2j + 2): made when first needed
 
     def _take(self, count: int) -> int:
         """Reserve `count` words; their first index in `_words` (refilling when short)."""
         pos = self._pos
-        if pos + count > len(self._words) >> 2:
+        if pos + count > self._count:
             self._refill(count)
             pos = 0
         self._pos = pos + count
@@ -44,13 +46,22 @@ class IdFactory:
 
     def _refill(self, count: int) -> None:
         block = max(BLOCK_WORDS, count)
-        words = self._words[self._pos * 4 :] + self._rng.getrandbits(32 * block).to_bytes(
-            4 * block, "little"
-        )
-        pairs = len(words) >> 3
-        self._words, self._pos = words, 0
-        self._even = _indices(int.from_bytes(words[: 8 * pairs], "little"), pairs)
+        left = self._count - self._pos  # words not used yet come first
+        fresh = self._rng.getrandbits(32 * block)
+        # Kept as an int: ids need no bytes of the words (`_indices` masks to whole pairs),
+        # so a stream that only makes ids never renders them (4 KiB a block).
+        bits = (self._bits >> (32 * self._pos)) | (fresh << (32 * left))
+        self._bits, self._count, self._pos, self._rendered = bits, left + block, 0, None
+        self._even = _indices(bits, (left + block) >> 1)
         self._odd = b""
+
+    @property
+    def _words(self) -> bytes:
+        """The words as little-endian bytes (secrets, odd-aligned ids), rendered once a block."""
+        words = self._rendered
+        if words is None:
+            words = self._rendered = self._bits.to_bytes(4 * self._count, "little")
+        return words
 
     def _odd_indices(self) -> bytes:
         """Pairs starting at an odd word: only after a value of an odd number of words."""
@@ -69,7 +80,7 @@ class IdFactory:
 
     def many(self, prefix: str, count: int, length: int = 24) -> list[str]:
         """`count` ids, exactly those of as many `new` calls, made in bulk (`many_ids`)."""
-        if self._pos < len(self._words) >> 2:  # words already drawn come first
+        if self._pos < self._count:  # words already drawn come first
             return [self.new(prefix, length) for _ in range(count)]
         return many_ids(self._rng, prefix, count, length)
 
@@ -123,22 +134,27 @@ _TABLE = bytes(ALPHABET.encode()) + bytes(256 - len(ALPHABET))
 
 
 @functools.lru_cache(maxsize=4)
-def _masks(chars: int) -> tuple[int, int]:
-    """Per 64-bit slot: the 27 bits of `a` random() keeps, and 2048 (a push over a boundary)."""
+def _masks(chars: int) -> tuple[int, int, int]:
+    """Per 64-bit slot: the 27 bits of `a` random() keeps, 2048 (a push over a boundary), and
+    the slot's high half (where an index lives)."""
     keep = int.from_bytes(b"\xe0\xff\xff\xff\x00\x00\x00\x00" * chars, "little")
     near = int.from_bytes(b"\x00\x08\x00\x00\x00\x00\x00\x00" * chars, "little")
-    return keep, near
+    high = int.from_bytes(b"\x00\x00\x00\x00\xff\xff\xff\xff" * chars, "little")
+    return keep, near, high
 
 
 def _indices(bits: int, chars: int) -> bytes:
-    """Byte j is the alphabet index of character j, from the word pair (a, b) in bits 64j.."""
-    keep, near = _masks(chars)
-    product = (bits & keep) * len(ALPHABET)
+    """Byte j is the alphabet index of character j, from the word pair (a, b) in bits 64j..
+    (bits above the `chars` pairs are ignored)."""
+    keep, near, high = _masks(chars)
+    product = (bits & keep) * len(ALPHABET)  # a slot stays below 2**38: no carry between slots
     fast = product.to_bytes(8 * chars, "little")[4::8]
-    nudged = (product + near).to_bytes(8 * chars, "little")[4::8]
-    if fast == nudged:
+    # A character is near a boundary when the push carries into its slot's high half (the
+    # index byte then differs), which the XOR shows without rendering the pushed bytes.
+    if not ((product + near) ^ product) & high:
         return fast
-    words = bits.to_bytes(8 * chars, "little")
+    nudged = (product + near).to_bytes(8 * chars, "little")[4::8]
+    words = (bits & ((1 << (64 * chars)) - 1)).to_bytes(8 * chars, "little")
     exact = bytearray(fast)
     for j in range(chars):
         if fast[j] != nudged[j]:

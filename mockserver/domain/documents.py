@@ -151,11 +151,6 @@ def listing(
     items = data.doc_order
     if vault_id is not None:
         items = data.docs_by_vault[vaults.get(world, region, vault_id, param="vault_id").id]
-    page, has_more = newest_first(
-        items,
-        limit=limit,
-        before=before,
-        keep=lambda d: not d.deleted and (status is None or d.status == status),
-    )
+    page, has_more = newest_first(items, limit=limit, before=before, status=status)
     next_cursor = cursors.encode(page[-1].seq) if has_more else None
     return page, has_more, next_cursor

@@ -126,7 +126,7 @@ def metadata(value: Any, limits: Limits) -> dict[str, MetadataValue]:
                 f"Metadata keys must be 1 to {limits.metadata_key_len} characters.",
                 param=param if key else "metadata",
             )
-        if any(ord(char) > 0xFFFF for char in key):
+        if not key.isascii() and max(key) > "\uffff":  # a code point above the BMP
             # Keeps JCS key order (UTF-16) equal to code-point order for chain verifiers.
             raise ValidationError(
                 "Metadata keys must not contain characters outside the Basic Multilingual Plane.",

@@ -111,11 +111,11 @@ def document_detail_json(doc: Document) -> bytes:
 
 def document_page_json(docs: Sequence[Document], has_more: bool, next_cursor: str | None) -> bytes:
     """`page([document_summary(d) for d in docs], has_more, next_cursor)` as JSON, joined from
-    the documents' cached bytes."""
+    the documents' cached bytes (read inline: never empty once rendered)."""
     return b"".join(
         (
             b'{"object":"list","data":[',
-            b",".join([document_summary_json(doc) for doc in docs]),
+            b",".join([doc.summary_json or document_summary_json(doc) for doc in docs]),
             b'],"has_more":true,"next_cursor":'
             if has_more
             else b'],"has_more":false,"next_cursor":',

@@ -25,6 +25,7 @@ from .limits import refuse_repeated
 REGION_KEY = "mock.region"
 REQUEST_ID_KEY = "mock.request_id"
 PRINCIPAL_KEY = "mock.principal"  # set by the pipeline when the credential is valid
+STORE_KEY = "mock.store"  # set by the pipeline: `app.state.store` without State's __getattr__
 OPERATION_KEY = "mock.operation"  # set by `endpoint`: the scope the operation required
 
 
@@ -79,7 +80,9 @@ def endpoint(scope: str | None) -> Callable[[Handler], Callable[[Request], Await
         async def run(request: Request) -> Response:
             asgi = request.scope
             principal: Principal | None = asgi.get(PRINCIPAL_KEY)
-            store: Store = asgi["app"].state.store
+            store: Store | None = asgi.get(STORE_KEY)
+            if store is None:
+                store = store_of(request)
             if principal is None:
                 principal = principal_for(store, request.headers.get("authorization"))
             require_scope(principal, scope)

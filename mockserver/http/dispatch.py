@@ -18,6 +18,8 @@ from starlette.types import Receive, Scope, Send
 
 from mockserver.errors import NotFound
 
+from .exchange import Exchange
+from .query import ApiRequest
 from .render import JsonBytes
 from .routes import RouteTable
 
@@ -48,7 +50,7 @@ class Dispatcher:
         scope["route"] = route
         scope["endpoint"] = endpoint
         scope["path_params"] = params
-        request = Request(scope, receive, send)
+        request = ApiRequest(scope, receive, send)
         try:
             response = await endpoint(request)
         except HTTPException as exc:  # what the router's exception handler makes of it
@@ -56,6 +58,9 @@ class Dispatcher:
             raise
         if type(response) is JsonBytes:  # what Response.__call__ sends, one call fewer
             status, headers = response.status_code, response.raw_headers
+            if type(send) is Exchange:  # the pipeline's send: both messages in one call
+                await send.respond(status, headers, response.body)
+                return
             await send({"type": "http.response.start", "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": response.body})
         else:

@@ -100,6 +100,50 @@ class Exchange:
         else:  # later body chunks, early hints, trailers
             await self.send(message)
 
+    async def respond(self, status: int, headers: Headers, body: bytes) -> None:
+        """A whole response (a start, then one last body chunk) from the app: exactly what
+        calling this with those two messages does, without building and reading them back
+        (the dispatcher's `JsonBytes` path, every API answer but a few)."""
+        if self.replaying:  # never while the app runs; kept for the exact equivalence
+            await self(_start(status, headers))
+            await self({"type": "http.response.body", "body": body})
+            return
+        self.started = True
+        headers = [*headers, self.id_header]
+        ticket = self.ticket
+        if ticket is not None:
+            ticket.started(status, headers)
+        headers += self.rate_headers
+        entry = self.entry
+        if entry is not None:
+            entry.status = status
+            entry.response_headers = tuple(headers)
+        start = _start(status, headers)
+        if not self._passing:
+            if not _left_alone(start):
+                if len(body) >= (self.vary_size or 0):
+                    _add_vary(headers)
+                self._body_started = True
+                if ticket is not None:
+                    ticket.body({"type": "http.response.body", "body": body})
+                if entry is not None:
+                    entry.add_response_body(body)
+                await self.send(start)
+                await self.send({"type": "http.response.body", "body": body})
+                return
+            self._passing = True
+        await self.send(start)
+        message = {"type": "http.response.body", "body": body}
+        if ticket is not None:
+            ticket.body(message)
+        if entry is not None:
+            entry.add_response_body(body)
+        await self.send(message)
+
+
+def _start(status: int, headers: Headers) -> Message:
+    return {"type": "http.response.start", "status": status, "headers": headers}
+
 
 def _add_vary(headers: Headers) -> None:
     """What `MutableHeaders.add_vary_header("Accept-Encoding")` does, without building one

@@ -29,11 +29,13 @@ def _host(scope: Scope) -> str:
 
 def host_region(scope: Scope) -> str | None:
     """`us` or `eu` when the Host header's first label names a region (port ignored), else None."""
-    host = _host(scope)
-    if host[2:3] != ".":  # both regions' labels are two letters long
-        return None
-    label = host[:2].lower()
-    return label if label in REGIONS else None
+    for name, value in scope.get("headers", ()):  # the first Host header, as `_host` finds
+        if name == b"host":
+            if value[2:3] != b".":  # both regions' labels are two letters long
+                return None
+            label = value[:2].decode("latin-1").lower()
+            return label if label in REGIONS else None
+    return None
 
 
 def routed_region(scope: Scope, path_region: str | None) -> str | None:

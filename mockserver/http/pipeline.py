@@ -15,7 +15,7 @@ the service's envelope: an ApiError as itself, anything else as a logged 500 `ap
 from __future__ import annotations
 
 import logging
-import time
+from time import perf_counter
 
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import ClientDisconnect
@@ -26,7 +26,7 @@ from mockserver.journal import Entry, Journal
 from mockserver.store import Store
 
 from .compression import accepts_gzip
-from .context import REGION_KEY, REQUEST_ID_KEY
+from .context import REGION_KEY, REQUEST_ID_KEY, STORE_KEY
 from .exchange import Exchange
 from .faults import FaultLayer
 from .hosts import routed_region
@@ -86,7 +86,7 @@ class Pipeline:
         entry: Entry | None = None
         if self.journal is not None and not scope["path"].startswith(CONTROL_PLANE):
             entry = open_entry(self.journal, self.store, scope)
-            entry_started = time.perf_counter()
+            entry_started = perf_counter()
             receive = recording(entry, receive)
         path_region, path = split_region(scope["path"])
         if path_region is not None:
@@ -96,6 +96,7 @@ class Pipeline:
         store.scheduler.run_due()  # real clock: timers that fell due since the last request
         request_id = store.request_ids.new("req_")
         scope[REQUEST_ID_KEY] = request_id
+        scope[STORE_KEY] = store
         exchange = Exchange(send, entry, vary, (b"x-request-id", request_id.encode()))
         try:
             admission: Admission | None = None
@@ -138,7 +139,7 @@ class Pipeline:
             if exchange.ticket is not None:
                 exchange.ticket.close()
             if entry is not None:
-                entry.duration = time.perf_counter() - entry_started
+                entry.duration = perf_counter() - entry_started
                 entry.rule = scope.get(RULE_KEY)
 
     @staticmethod

@@ -63,11 +63,19 @@ def _credential_free(path: str) -> bool:
 
 
 def _rate_headers(limit: int, verdict: Verdict) -> Headers:
+    limit_header = _LIMIT_HEADERS.get(limit)
+    if limit_header is None:
+        limit_header = (b"x-ratelimit-limit", str(limit).encode())
+        if len(_LIMIT_HEADERS) < 64:  # plans have a handful of limits
+            _LIMIT_HEADERS[limit] = limit_header
     return [
-        (b"x-ratelimit-limit", str(limit).encode()),
+        limit_header,
         (b"x-ratelimit-remaining", str(verdict.remaining).encode()),
         (b"x-ratelimit-reset", str(verdict.reset).encode()),
     ]
+
+
+_LIMIT_HEADERS: dict[int, tuple[bytes, bytes]] = {}
 
 
 def _refusal(limit: int, burst: int, verdict: Verdict) -> RateLimited:
@@ -131,7 +139,8 @@ class Traffic:
         else:
             scope[PRINCIPAL_KEY] = principal
             limit, burst = principal.rate_limit, principal.burst
-            forced = self._forced(principal.credential, scope["method"], path)
+            hook = self.forced_limit
+            forced = None if hook is None else hook(principal.credential, scope["method"], path)
             if forced is not None:  # a scenario's burst: the window counts as full, uncounted
                 scope[RULE_KEY] = forced.rule
                 raise _refusal(limit, burst, Verdict(False, 0, forced.reset_at, forced.retry_after))
@@ -161,9 +170,6 @@ class Traffic:
                 self._principals.clear()
             self._principals[authorization] = (found, principal)
         return principal
-
-    def _forced(self, credential: str, method: str, path: str) -> ForcedLimit | None:
-        return None if self.forced_limit is None else self.forced_limit(credential, method, path)
 
     async def claim(
         self, scope: Scope, receive: Receive, principal: Principal, keys: list[str]
