@@ -67,6 +67,16 @@ class RegionData:
         self.workflows: dict[str, Workflow] = {}
         self.audit = AuditChain()
 
+    def index_vault(self, vault: Vault) -> None:
+        self.vaults[vault.id] = vault
+        self.vault_order.append(vault)
+        self.docs_by_vault[vault.id] = []
+
+    def index_document(self, doc: Document) -> None:
+        self.documents[doc.id] = doc
+        self.doc_order.append(doc)
+        self.docs_by_vault[doc.vault_id].append(doc)
+
 
 def _swap(items: list[Document], old: Document, new: Document) -> None:
     """Put `new` where `old` is in a list in ascending seq."""
@@ -119,17 +129,11 @@ class Pristine:
         for vault in vaults:
             self.seq += 1
             vault.seq = self.seq
-            region = self.regions[vault.region]
-            region.vaults[vault.id] = vault
-            region.vault_order.append(vault)
-            region.docs_by_vault[vault.id] = []
+            self.regions[vault.region].index_vault(vault)
         for doc in docs:
             self.seq += 1
             doc.seq = self.seq
-            region = self.regions[doc.region]
-            region.documents[doc.id] = doc
-            region.doc_order.append(doc)
-            region.docs_by_vault[doc.vault_id].append(doc)
+            self.regions[doc.region].index_document(doc)
         for workflow in workflows:
             self.seq += 1
             workflow.seq = self.seq
@@ -212,18 +216,12 @@ class World:
 
     def add_vault(self, vault: Vault) -> Vault:
         vault.seq = self.next_seq()
-        region = self.regions[vault.region]
-        region.vaults[vault.id] = vault
-        region.vault_order.append(vault)
-        region.docs_by_vault[vault.id] = []
+        self.regions[vault.region].index_vault(vault)
         return vault
 
     def add_document(self, doc: Document) -> Document:
         doc.seq = self.next_seq()
-        region = self.regions[doc.region]
-        region.documents[doc.id] = doc
-        region.doc_order.append(doc)
-        region.docs_by_vault[doc.vault_id].append(doc)
+        self.regions[doc.region].index_document(doc)
         return doc
 
     def add_workflow(self, workflow: Workflow) -> Workflow:
