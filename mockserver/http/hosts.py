@@ -16,26 +16,22 @@ from starlette.types import Scope
 
 from mockserver.errors import NotFound
 
+from .headers import first_header
+
 REGIONS = ("us", "eu")
 
 
 def _host(scope: Scope) -> str:
-    for name, value in scope.get("headers", ()):
-        if name == b"host":
-            host: str = value.decode("latin-1")
-            return host
-    return ""
+    return (first_header(scope, b"host") or b"").decode("latin-1")
 
 
 def host_region(scope: Scope) -> str | None:
     """`us` or `eu` when the Host header's first label names a region (port ignored), else None."""
-    for name, value in scope.get("headers", ()):  # the first Host header, as `_host` finds
-        if name == b"host":
-            if value[2:3] != b".":  # both regions' labels are two letters long
-                return None
-            label = value[:2].decode("latin-1").lower()
-            return label if label in REGIONS else None
-    return None
+    host = first_header(scope, b"host")
+    if host is None or host[2:3] != b".":  # both regions' labels are two letters long
+        return None
+    label = host[:2].decode("latin-1").lower()
+    return label if label in REGIONS else None
 
 
 def routed_region(scope: Scope, path_region: str | None) -> str | None:

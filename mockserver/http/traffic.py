@@ -31,6 +31,7 @@ from mockserver.store import Store
 
 from .body import MAX_BODY
 from .context import OPERATION_KEY, PRINCIPAL_KEY, REGION_KEY, principal_for
+from .headers import first_header
 from .journal_layer import RULE_KEY
 
 if TYPE_CHECKING:
@@ -221,10 +222,8 @@ class Traffic:
 
 
 def _declared_length(scope: Scope) -> int:
-    for name, value in scope["headers"]:
-        if name == b"content-length":
-            return int(value) if value.isdigit() else 0
-    return 0
+    value = first_header(scope, b"content-length")
+    return int(value) if value is not None and value.isdigit() else 0
 
 
 async def _read_capped(receive: Receive, cap: int) -> tuple[bytes, bool]:
