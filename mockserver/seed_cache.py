@@ -155,18 +155,14 @@ def _unpack(packed: Packed) -> SeedData:
 
 
 def read(entry: Path) -> Any:
-    """The object pickled at `entry`; None if absent, unreadable or not in a private dir."""
+    """The object pickled at `entry`; None if absent, unreadable or not in a private dir.
+    Callers pause the collector around it (`load`, `SeededHistory.log`)."""
     if not _private(entry.parent):
         return None
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # a million acyclic objects: see seeds.load_seed_text
     try:
         return pickle.loads(entry.read_bytes())
     except Exception:
         return None
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def write(entry: Path, value: object) -> None:
