@@ -79,10 +79,9 @@ class IdFactory:
         return prefix + indices.translate(_TABLE).decode("ascii")
 
     def many(self, prefix: str, count: int, length: int = 24) -> list[str]:
-        """`count` ids, exactly those of as many `new` calls, made in bulk (`many_ids`)."""
-        if self._pos < self._count:  # words already drawn come first
-            return [self.new(prefix, length) for _ in range(count)]
-        return many_ids(self._rng, prefix, count, length)
+        """`count` ids, those of as many `new` calls (a seeded history takes half a million)."""
+        new = self.new
+        return [new(prefix, length) for _ in range(count)]
 
     def randbytes(self, nbytes: int) -> bytes:
         """What `random.Random.randbytes(nbytes)` would give at this point of the stream."""
@@ -107,27 +106,6 @@ class IdFactory:
 
 
 BLOCK_WORDS = 1024  # 21 ids of 24 characters a block
-
-
-def many_ids(rng: random.Random, prefix: str, count: int, length: int = 24) -> list[str]:
-    """The ids `count` calls of `IdFactory.new` would make, leaving `rng` where they would.
-
-    A large seed's audit history needs half a million ids; drawn one character at a time they
-    took a fifth of its synthesis. `new` consumes two 32-bit Mersenne Twister words a character
-    (`random()`), so here the words come in bulk from `getrandbits` (the same stream) and each
-    character's index is the top of `(a >> 5) * 62`, computed for all at once with big-int
-    arithmetic. The few characters whose exact float `random() * 62` could land differently
-    (within 2048 / 2**32 of an index boundary) are recomputed with the very float expression
-    `random()` uses.
-    """
-    out: list[str] = []
-    while count > 0:
-        chunk = min(count, 2048)
-        chars = chunk * length
-        text = _indices(rng.getrandbits(64 * chars), chars).translate(_TABLE).decode("ascii")
-        out.extend(prefix + text[i : i + length] for i in range(0, chars, length))
-        count -= chunk
-    return out
 
 
 _TABLE = bytes(ALPHABET.encode()) + bytes(256 - len(ALPHABET))
