@@ -11,8 +11,7 @@ from typing import Any
 import httpx
 from starlette.applications import Starlette
 
-from mockserver.domain import history
-from mockserver.domain.models import WorkflowStep
+from mockserver.domain.models import WorkflowStep, copy_step
 
 from .test_audit import all_events, verify
 from .test_workflows import A, start
@@ -77,5 +76,5 @@ def _matched(event: dict[str, Any], vault_of: dict[str, str]) -> set[str]:
 
 def test_a_decided_step_copy_carries_every_field() -> None:
     step = WorkflowStep("a@x.co", "1 > 0", "approve", 120, "ok")
-    copy = history._decided(step, 10)
+    copy = copy_step(step, 10)
     assert copy == dataclasses.replace(step, decided_at=130)

@@ -30,6 +30,7 @@ from .models import (
     Vault,
     Workflow,
     WorkflowStep,
+    copy_step,
 )
 
 SYSTEM = "system"
@@ -67,11 +68,6 @@ class _Replay:
         self.add(at, wf.region, type, actor, wf.id, related, views.workflow_detail(wf))
 
 
-def _decided(step: WorkflowStep, shift: int) -> WorkflowStep:
-    at = None if step.decided_at is None else step.decided_at + shift
-    return WorkflowStep(step.assignee, step.condition, step.decision, at, step.comment)
-
-
 def _replay_workflow(replay: _Replay, wf: Workflow, doc: Document, actor: str) -> None:
     shift = replay.shift
     created = wf.created_at + shift
@@ -89,7 +85,7 @@ def _replay_workflow(replay: _Replay, wf: Workflow, doc: Document, actor: str) -
     for i, step in decided:
         if step.decision != "skipped":
             break
-        scratch.steps[i] = _decided(step, shift)
+        scratch.steps[i] = copy_step(step, shift)
         scratch.current_step = i + 2
     replay.workflow(scratch, doc, "workflow.created", actor, created)
     replay.document(doc, "document.in_review", actor, created)
@@ -98,7 +94,7 @@ def _replay_workflow(replay: _Replay, wf: Workflow, doc: Document, actor: str) -
             continue
         assert step.decided_at is not None
         at = step.decided_at + shift
-        scratch.steps[i] = _decided(step, shift)
+        scratch.steps[i] = copy_step(step, shift)
         scratch.current_step = min(i + 2, len(wf.steps))
         if step.decision == "skipped":
             continue

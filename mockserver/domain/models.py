@@ -192,7 +192,8 @@ def copy_document(doc: Document, shift: int = 0) -> Document:
     )
 
 
-def _copy_step(step: WorkflowStep, shift: int) -> WorkflowStep:
+def copy_step(step: WorkflowStep, shift: int = 0) -> WorkflowStep:
+    """A step with its decision time moved `shift` seconds."""
     return WorkflowStep(
         assignee=step.assignee,
         condition=step.condition,
@@ -211,7 +212,7 @@ def copy_workflow(workflow: Workflow, shift: int = 0) -> Workflow:
         status=workflow.status,
         current_step=workflow.current_step,
         created_at=workflow.created_at + shift,
-        steps=[_copy_step(s, shift) for s in workflow.steps],
+        steps=[copy_step(s, shift) for s in workflow.steps],
         last_decision=workflow.last_decision,
         seq=workflow.seq,
     )
