@@ -1,30 +1,29 @@
-"""Response compression: Starlette's GZipMiddleware for clients that accept gzip, and a cheaper
-identical path for those that do not.
+"""What GZipMiddleware decides, for the pipeline: whether a request accepts gzip (it then goes
+through GZipMiddleware itself), and which responses its identity responder leaves alone.
 
 For a request without gzip in `Accept-Encoding`, GZipMiddleware still wraps the app in its
 identity responder, which only adds `Vary: Accept-Encoding` to large responses but, built per
 request, re-normalizes its list of excluded content types and parses headers twice: about a
-fifth of what the mock spends on a GET. `Compression` sends such requests through `identity`,
-which makes the same decisions on the same inputs (status 206, an existing Content-Encoding,
-an excluded content type, a first body below the minimum size) with the exclusions prepared
-once. tests/test_compression.py checks both give the same bytes, headers in order included.
+fifth of what the mock spent on a GET. The pipeline's `Exchange` makes the same decisions on
+the same inputs (status 206, an existing Content-Encoding, an excluded content type, a first
+body below the minimum size) with the exclusions prepared once; tests/test_exchange.py checks
+it sends what GZipMiddleware sends, headers in order included.
 """
 
 from __future__ import annotations
 
-from starlette.datastructures import MutableHeaders
-from starlette.middleware.gzip import DEFAULT_EXCLUDED_CONTENT_TYPES, GZipMiddleware
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.middleware.gzip import DEFAULT_EXCLUDED_CONTENT_TYPES
+from starlette.types import Message, Scope
+
+from .headers import first_header
 
 _EXCLUDED = frozenset(t.partition(";")[0].strip().lower() for t in DEFAULT_EXCLUDED_CONTENT_TYPES)
 
 
 def accepts_gzip(scope: Scope) -> bool:
     """What GZipMiddleware asks: does the first Accept-Encoding header contain `gzip`?"""
-    for name, value in scope["headers"]:
-        if name == b"accept-encoding":
-            return b"gzip" in value
-    return False
+    value = first_header(scope, b"accept-encoding")
+    return value is not None and b"gzip" in value
 
 
 def _left_alone(message: Message) -> bool:
@@ -55,50 +54,3 @@ def _excluded(content_type: bytes | None) -> bool:
 
 
 _EXCLUDED_BY_VALUE: dict[bytes | None, bool] = {}
-
-
-def identity(send: Send, minimum_size: int) -> Send:
-    """`send`, adding `Vary: Accept-Encoding` where GZipMiddleware's identity path would."""
-    start: Message = {}
-    untouched = False
-    started = False
-
-    async def send_identity(message: Message) -> None:
-        nonlocal start, untouched, started
-        kind = message["type"]
-        if kind == "http.response.start":
-            start = message
-            message.setdefault("headers", [])
-            untouched = _left_alone(message)
-            if untouched:
-                await send(message)
-        elif untouched and kind in ("http.response.body", "http.response.pathsend"):
-            await send(message)
-        elif kind == "http.response.body" and not started:
-            started = True
-            if len(message.get("body", b"")) >= minimum_size or message.get("more_body", False):
-                MutableHeaders(raw=start["headers"]).add_vary_header("Accept-Encoding")
-            await send(start)
-            await send(message)
-        elif kind == "http.response.pathsend":
-            await send(start)
-            await send(message)
-        else:  # later body chunks, early hints, trailers
-            await send(message)
-
-    return send_identity
-
-
-class Compression:
-    """gzip where accepted (GZipMiddleware), the identity path otherwise."""
-
-    def __init__(self, app: ASGIApp, minimum_size: int, compresslevel: int) -> None:
-        self.app = app
-        self.minimum_size = minimum_size
-        self.gzip = GZipMiddleware(app, minimum_size=minimum_size, compresslevel=compresslevel)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or accepts_gzip(scope):
-            await self.gzip(scope, receive, send)
-        else:
-            await self.app(scope, receive, identity(send, self.minimum_size))

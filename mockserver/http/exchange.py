@@ -5,10 +5,9 @@ In the order the layers ran, for each message the app sends:
 1. the pipeline's step: `X-Request-Id` after the app's headers, the idempotency ticket keeps
    the response (headers with the id, without the rate-limit ones), then the rate-limit headers;
 2. the journal's: the status, headers and body as they are now (before gzip);
-3. compression's identity path (clients that do not accept gzip; `compression.identity` is the
-   reference): the start is held until the first body, and gets `Vary: Accept-Encoding` when
-   that body is at least the minimum size or more follows, unless the response is one that
-   GZipMiddleware leaves alone.
+3. GZipMiddleware's identity path (clients that do not accept gzip): the start is held until
+   the first body, and gets `Vary: Accept-Encoding` when that body is at least the minimum
+   size or more follows, unless the response is one that GZipMiddleware leaves alone.
 
 A replayed idempotent response skips step 1: it was stored with its headers.
 """
