@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+from time import perf_counter
+
 import httpx
 import pytest
+
+from mockserver.http import faults
 
 from .conftest import EU, READONLY, auth
 from .scenario_helpers import create_doc, load
@@ -231,6 +236,24 @@ def test_delay_only_slows_the_real_answer(both: httpx.Client) -> None:
     entry = both.get("/_mock/requests", params={"path": "/v1/whoami"}).json()["data"][0]
     assert entry["rule"] == "r"
     assert entry["duration_ms"] >= 50  # a lower bound that sleeping guarantees
+
+
+def test_a_delay_sleeps_again_when_the_loop_wakes_early(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_sleep = asyncio.sleep
+    naps: list[float] = []
+
+    async def early(seconds: float) -> None:  # a loop whose timers fire 10% early
+        naps.append(seconds)
+        await real_sleep(seconds * 0.9)
+
+    monkeypatch.setattr(faults.asyncio, "sleep", early)
+    started = perf_counter()
+    asyncio.run(faults.hold(0.05))
+    assert perf_counter() - started >= 0.05
+    assert len(naps) > 1  # the shortfall was slept again
+    assert naps[0] == pytest.approx(0.05, abs=1e-3)
 
 
 def test_a_delay_longer_than_the_client_timeout_times_it_out(live: httpx.Client) -> None:

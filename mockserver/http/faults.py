@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 from email.utils import format_datetime
+from time import perf_counter
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -70,7 +71,7 @@ class FaultLayer:
             if rule is not None:
                 scope[RULE_KEY] = rule.name
                 if rule.respond.delay_ms:
-                    await asyncio.sleep(rule.respond.delay_ms / 1000)
+                    await hold(rule.respond.delay_ms / 1000)
                 if rule.respond.status is not None:
                     await _send_injected(send, scope, rule, extra)
                     return
@@ -89,6 +90,17 @@ class FaultLayer:
         except ApiError as error:  # the pipeline renders it: it renders these headers too
             error.headers.update((k.decode(), v.decode()) for k, v in extra)
             raise
+
+
+async def hold(seconds: float) -> None:
+    """Wait at least `seconds` of wall time, as the journal's `duration_ms` measures it.
+
+    A loop may wake a timer early (uvloop rounds them to the millisecond), so a rule's
+    `delay_ms` is a floor only if the shortfall is slept again.
+    """
+    until = perf_counter() + seconds
+    while (left := until - perf_counter()) > 0:
+        await asyncio.sleep(left)
 
 
 def _bearer(authorization: str | None) -> str | None:
