@@ -15,6 +15,7 @@ import orjson
 
 from mockserver.clock import format_ts
 from mockserver.domain.auth import mask
+from mockserver.kept_bytes import kept
 
 BODY_LIMIT = 16 * 1024
 
@@ -92,12 +93,16 @@ class Entry:
 
     def add_request_body(self, chunk: bytes) -> None:
         if len(self.request_body) < BODY_LIMIT:
-            self.request_body += chunk[: BODY_LIMIT - len(self.request_body)]
+            self.request_body = kept(
+                self.request_body + chunk[: BODY_LIMIT - len(self.request_body)]
+            )
         self.request_size += len(chunk)
 
     def add_response_body(self, chunk: bytes) -> None:
         if len(self.response_body) < BODY_LIMIT:
-            self.response_body += chunk[: BODY_LIMIT - len(self.response_body)]
+            self.response_body = kept(
+                self.response_body + chunk[: BODY_LIMIT - len(self.response_body)]
+            )
         self.response_size += len(chunk)
 
     def render(self) -> dict[str, Any]:

@@ -5,16 +5,18 @@ from __future__ import annotations
 import pytest
 
 from mockserver.domain.idempotency import (
+    EXPIRE_BATCH,
     RETENTION,
     IdempotencyStore,
     check_key,
     fingerprint,
     is_kept,
+    scope_of,
 )
 from mockserver.errors import BadRequest
 
 T0 = 1_768_467_600.0
-K = ("acct", "sandbox", "key-1")
+K = scope_of("acct", "sandbox", "key-1")
 
 
 @pytest.mark.parametrize(
@@ -64,7 +66,7 @@ def test_kept_results_expire_after_the_retention() -> None:
 
 def test_expiry_is_first_in_first_out_and_spares_a_reused_key() -> None:
     records = IdempotencyStore()
-    other = ("acct", "sandbox", "key-2")
+    other = scope_of("acct", "sandbox", "key-2")
     records.complete(K, records.begin(K), 201, "first", T0)
     records.complete(other, records.begin(other), 201, "second", T0 + 10)
     records.lookup(other, T0 + RETENTION)  # a lookup of any key drops the expired ones
@@ -78,8 +80,29 @@ def test_expiry_is_first_in_first_out_and_spares_a_reused_key() -> None:
 def test_a_clock_set_back_never_serves_an_expired_result() -> None:
     records = IdempotencyStore()
     records.complete(K, records.begin(K), 201, "late", T0 + 1000)
-    records.complete(("a", "b", "c"), records.begin(("a", "b", "c")), 201, "early", T0)
-    assert records.lookup(("a", "b", "c"), T0 + RETENTION) is None
+    early = scope_of("a", "b", "c")
+    records.complete(early, records.begin(early), 201, "early", T0)
+    assert records.lookup(early, T0 + RETENTION) is None
+
+
+def test_a_backlog_of_expired_records_is_dropped_a_batch_per_lookup() -> None:
+    records = IdempotencyStore()
+    keys = [scope_of("acct", "sandbox", f"k{n}") for n in range(3 * EXPIRE_BATCH)]
+    for key in keys:
+        records.complete(key, records.begin(key), 201, key, T0)
+    later = T0 + RETENTION
+    records.lookup(scope_of("acct", "sandbox", "other"), later)
+    assert len(records) == 2 * EXPIRE_BATCH  # one batch dropped, the rest waits
+    assert records.lookup(keys[-1], later) is None  # waiting, but never served
+    assert len(records) == EXPIRE_BATCH - 1  # a second batch, and the looked-up key itself
+    for _ in range(2):
+        records.lookup(keys[0], later)
+    assert len(records) == 0
+
+
+def test_the_record_key_keeps_the_three_parts_apart() -> None:
+    assert scope_of("acct", "sandbox", "a b") != scope_of("acct", "sandbox a", "b")
+    assert len({scope_of("a", "b", "c"), scope_of("a", "b", "c ")}) == 2
 
 
 def test_clear_orphans_requests_still_running() -> None:

@@ -10,8 +10,13 @@ Only the results of requests that executed are kept: 2xx, and the 404 and 409 an
 answered. 5xx and every refusal before or instead of execution (400, 401, 403, 413, 422, 429)
 are dropped, so a retry runs again. Kept results expire `RETENTION` seconds of mock time after
 they were stored; expired records are dropped from a FIFO in completion order as later requests
-arrive (amortised O(1)), and a lookup checks expiry itself, so a clock set backwards never
-serves a result older than the retention.
+arrive, at most `EXPIRE_BATCH` per lookup, so a clock moved a day on spreads the freeing of a
+day's records over the requests that follow instead of stalling one of them (80-130 ms for
+40k records). A lookup checks expiry itself, so a clock set backwards never serves a result
+older than the retention, and a record not yet dropped is never served.
+
+A kept record is one object with atomic fields under a `str` key: the collector has one object
+to walk per record, and dropping it frees one.
 
 The stored response is opaque here: the HTTP layer decides what a response is.
 """
@@ -28,10 +33,17 @@ import orjson
 from mockserver.errors import BadRequest, Conflict
 
 RETENTION = 24 * 3600  # seconds of mock time
+EXPIRE_BATCH = 4  # expired records dropped per lookup at most: more than one arrives per lookup
 MAX_KEY_LENGTH = 255
 HEADER = "Idempotency-Key"
 
-Scope = tuple[str, str, str]  # (account, environment, key)
+Scope = str  # what a key is unique within: see `scope_of`
+
+
+def scope_of(account: str, environment: str, key: str) -> Scope:
+    """The record key of `key` in (account, environment). A key is printable ASCII (no line
+    break), and ids and environment names have none, so the joined string is unambiguous."""
+    return f"{account}\n{environment}\n{key}"
 
 
 def is_kept(status: int) -> bool:
@@ -67,6 +79,7 @@ def fingerprint(method: str, region: str, path: str, body: bytes) -> bytes:
 class Record:
     """One key's request: in flight until `response` is set by `complete`."""
 
+    scope: Scope = ""
     fingerprint: bytes | None = None  # known once the body has been read
     permission: str | None = None  # the scope the operation required, checked on replay
     response: Any = None  # what the HTTP layer stored; None while in flight
@@ -100,7 +113,7 @@ class IdempotencyStore:
     def __init__(self, retention: int = RETENTION) -> None:
         self.retention = retention
         self._records: dict[Scope, Record] = {}
-        self._expiry: deque[tuple[float, Scope, Record]] = deque()
+        self._expiry: deque[Record] = deque()  # kept records, in completion order
         self._generation = 0
 
     def __len__(self) -> int:
@@ -117,7 +130,7 @@ class IdempotencyStore:
 
     def begin(self, scope: Scope) -> Record:
         """Claim a key that has no live record: the request is now in flight."""
-        record = Record(generation=self._generation)
+        record = Record(scope, generation=self._generation)
         self._records[scope] = record
         return record
 
@@ -134,7 +147,7 @@ class IdempotencyStore:
         record.response = response
         record.expires_at = now + self.retention
         record.done = True
-        self._expiry.append((record.expires_at, scope, record))
+        self._expiry.append(record)
         return True
 
     def abandon(self, scope: Scope, record: Record) -> None:
@@ -150,7 +163,10 @@ class IdempotencyStore:
 
     def _expire(self, now: float) -> None:
         expiry = self._expiry
-        while expiry and expiry[0][0] <= now:
-            _, scope, record = expiry.popleft()
-            if self._records.get(scope) is record:
-                del self._records[scope]
+        records = self._records
+        for _ in range(EXPIRE_BATCH):
+            if not expiry or expiry[0].expires_at > now:
+                return
+            record = expiry.popleft()
+            if records.get(record.scope) is record:
+                del records[record.scope]

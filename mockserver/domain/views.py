@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from mockserver.clock import format_ts
+from mockserver.kept_bytes import dumps_kept
 
 from .models import ENCRYPTION, Document, ExportJob, Vault, Workflow
 
@@ -97,7 +98,7 @@ def document_summary_json(doc: Document) -> bytes:
     """`document_summary(doc)` as JSON, rendered once per state of the document."""
     raw = doc.summary_json
     if raw is None:
-        raw = doc.summary_json = orjson.dumps(document_summary(doc))
+        raw = doc.summary_json = dumps_kept(document_summary(doc))
     return raw
 
 
@@ -105,7 +106,7 @@ def document_detail_json(doc: Document) -> bytes:
     """`document_detail(doc)` as JSON, rendered once per state of the document."""
     raw = doc.detail_json
     if raw is None:
-        raw = doc.detail_json = orjson.dumps(document_detail(doc))
+        raw = doc.detail_json = dumps_kept(document_detail(doc))
     return raw
 
 

@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-import orjson
-
 from mockserver.clock import format_ts
 from mockserver.errors import Conflict, NotFound, ValidationError
 from mockserver.ids import IdFactory
+from mockserver.kept_bytes import dumps_kept
 from mockserver.store import World
 
 from . import validation as v
@@ -229,7 +228,7 @@ def _record(world: World, endpoint: WebhookEndpoint, type: str, actor: str, at: 
 
 def envelope(event_id: str, event_type: str, at: int, data: Mapping[str, Any]) -> bytes:
     """The body of every delivery of an event, made once: `{id, type, created_at, data}`."""
-    return orjson.dumps(
+    return dumps_kept(
         {"id": event_id, "type": event_type, "created_at": format_ts(at), "data": data}
     )
 
