@@ -88,6 +88,7 @@ def _run(args: argparse.Namespace) -> int:
     from mockserver.gc_tuning import tune_for_serving
     from mockserver.http.app import create_app
     from mockserver.transport.https_only import https_only
+    from mockserver.transport.one_write import one_write_protocol
 
     settings = Settings(
         seed_path=args.seed,
@@ -105,7 +106,8 @@ def _run(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as cleanup:
         try:
             tls = _tls_files(args, cleanup)
-            options = https_only(tls.server_context()) if tls else {}
+            protocol = one_write_protocol()
+            options = https_only(tls.server_context(), protocol) if tls else {"http": protocol}
         except (OSError, ValueError) as error:
             print(f"mockserver: cannot set up TLS: {error}", file=sys.stderr)
             return 2

@@ -20,6 +20,7 @@ from starlette.applications import Starlette
 
 from mockserver.transport.certs import TlsFiles, make_test_certs
 from mockserver.transport.https_only import https_only
+from mockserver.transport.one_write import one_write_protocol
 
 
 class LiveServer:
@@ -35,11 +36,12 @@ class LiveServer:
         self.host, self.port = self._sock.getsockname()[:2]
         self._tls_dir: tempfile.TemporaryDirectory[str] | None = None
         self.tls: TlsFiles | None = None
-        options: dict[str, Any] = {}
+        protocol = one_write_protocol()  # as `mockserver run` serves
+        options: dict[str, Any] = {"http": protocol}
         if tls:
             self._tls_dir = tempfile.TemporaryDirectory(prefix="mockserver-tls-")
             self.tls = make_test_certs(Path(self._tls_dir.name))
-            options = https_only(self.tls.server_context())
+            options = https_only(self.tls.server_context(), protocol)
         config = uvicorn.Config(
             app,
             log_level="warning",
