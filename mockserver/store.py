@@ -53,6 +53,7 @@ class RegionData:
         "doc_order",
         "docs_by_vault",
         "documents",
+        "pages",
         "vault_order",
         "vaults",
         "workflows",
@@ -66,6 +67,9 @@ class RegionData:
         self.docs_by_vault: dict[str, list[Document]] = {}
         self.workflows: dict[str, Workflow] = {}
         self.audit = AuditChain()
+        # Rendered document pages by query: dropped whenever a document of the region is added
+        # or about to change (`index_document`, `World.writable_document`).
+        self.pages: dict[tuple[str | None, str | None, int, int | None], bytes] = {}
 
     def index_vault(self, vault: Vault) -> None:
         self.vaults[vault.id] = vault
@@ -73,6 +77,7 @@ class RegionData:
         self.docs_by_vault[vault.id] = []
 
     def index_document(self, doc: Document) -> None:
+        self.pages.clear()
         self.documents[doc.id] = doc
         self.doc_order.append(doc)
         self.docs_by_vault[doc.vault_id].append(doc)
@@ -188,8 +193,10 @@ class World:
 
     def writable_document(self, doc: Document) -> Document:
         """The world's own copy of `doc`, to change: a shared seeded document is copied into
-        every index first. Its rendered JSON is cleared, as the caller is about to change it."""
+        every index first. Its rendered JSON is cleared, as the caller is about to change it,
+        and so are the region's rendered pages."""
         region = self.regions[doc.region]
+        region.pages.clear()
         doc = region.documents[doc.id]  # the current object, if the caller held an old one
         if (
             self.pristine is not None

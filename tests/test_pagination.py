@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from starlette.applications import Starlette
+
+from mockserver.domain import documents
 
 from .test_auth import assert_envelope
 
@@ -118,3 +121,14 @@ def test_unknown_and_tampered_cursors_are_422(api: httpx.Client) -> None:
     for bad in ["cur_nope", "abc", tampered, cursor + "x", "cur_" + "A" * 24]:
         error = assert_envelope(api.get(f"/v1/documents?cursor={bad}"), 422, "validation_error")
         assert error["param"] == "cursor"
+
+
+def test_kept_pages_are_bounded_and_a_walk_reads_the_same_twice(
+    api: httpx.Client, app: Starlette, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(documents, "PAGES_KEPT", 4)
+    region = app.state.store.world("acct_mock_us", "sandbox").regions["us"]
+    first = walk(api, "limit=1")
+    assert len(region.pages) <= 4
+    assert walk(api, "limit=1") == first  # pages rendered again once the bound dropped them
+    assert len(first) > 8

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import orjson
@@ -160,32 +161,54 @@ def test_a_shifted_seed_is_copied_once_and_not_changed(untouched: dict[str, byte
     assert read_everything(app) == before != untouched
 
 
+def region_data(app: Starlette, key: str, region: str) -> Any:
+    credential = app.state.store.keys[key]
+    return app.state.store.world(credential.account_id, credential.environment).regions[region]
+
+
+def page_of(app: Starlette, docs: list[Any], limit: int = 100) -> bytes:
+    more = len(docs) > limit
+    cursor = app.state.store.cursors.encode(docs[limit - 1].seq) if more else None
+    return orjson.dumps(views.page([views.document_summary(d) for d in docs[:limit]], more, cursor))
+
+
 def rendered(app: Starlette, key: str, region: str) -> dict[str, bytes]:
-    """Each document's detail and a page of all, rendered from the objects without caches."""
-    account, environment = (
-        app.state.store.keys[key].account_id,
-        app.state.store.keys[key].environment,
-    )
-    data = app.state.store.world(account, environment).regions[region]
+    """Each document's detail and some pages (all, drafts, one vault's, a walk of 3 a page),
+    rendered from the objects without caches."""
+    data = region_data(app, key, region)
+    vault = data.vault_order[0].id
     live = [d for d in reversed(data.doc_order) if not d.deleted]
     out = {d.id: orjson.dumps(views.document_detail(d)) for d in live}
-    out["page"] = orjson.dumps(views.page([views.document_summary(d) for d in live], False, None))
+    out["page"] = page_of(app, live)
+    out["drafts"] = page_of(app, [d for d in live if d.status == "draft"])
+    out["vault"] = page_of(app, [d for d in live if d.vault_id == vault])
+    out["walk"] = page_of(app, live, 3) + page_of(app, live[3:], 3)
     return out
 
 
-def served(client: httpx.Client, key: str, region: str) -> dict[str, bytes]:
+def served(client: httpx.Client, key: str, region: str, vault: str) -> dict[str, bytes]:
     headers = auth(key)
-    page = client.get(f"/{region}/v1/documents?limit=100", headers=headers)
+    base = f"/{region}/v1/documents"
+    page = client.get(f"{base}?limit=100", headers=headers)
     out = {d["id"]: b"" for d in page.json()["data"]}
     for doc_id in out:
-        out[doc_id] = client.get(f"/{region}/v1/documents/{doc_id}", headers=headers).content
+        out[doc_id] = client.get(f"{base}/{doc_id}", headers=headers).content
     out["page"] = page.content
+    out["drafts"] = client.get(f"{base}?limit=100&status=draft", headers=headers).content
+    out["vault"] = client.get(f"{base}?limit=100&vault_id={vault}", headers=headers).content
+    first = client.get(f"{base}?limit=3", headers=headers)
+    cursor = first.json()["next_cursor"]
+    second = client.get(f"{base}?limit=3&cursor={cursor}", headers=headers)
+    out["walk"] = first.content + second.content
     return out
 
 
 def assert_fresh(app: Starlette, client: httpx.Client) -> None:
+    """Every page twice: the second answer comes from the kept page when there is one."""
     for key, region in ((FULL, "us"), (EU, "eu")):
-        assert served(client, key, region) == rendered(app, key, region)
+        vault = region_data(app, key, region).vault_order[0].id
+        for _ in range(2):
+            assert served(client, key, region, vault) == rendered(app, key, region)
 
 
 def test_cached_json_is_never_stale(client: httpx.Client, app: Starlette) -> None:

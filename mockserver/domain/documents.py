@@ -20,6 +20,8 @@ from .audit import SYSTEM
 from .models import DOCUMENT_STATUSES, Document, DocumentVersion, Limits
 from .pagination import CursorCodec, newest_first
 
+PAGES_KEPT = 256  # rendered pages a region keeps (a deep walk renders one per page)
+
 
 def record(world: World, doc: Document, type: str, actor: str, at: int) -> None:
     """The audit event of a document change."""
@@ -133,13 +135,17 @@ def set_legal_hold(world: World, doc: Document, on: bool, at: int) -> Document:
     return doc
 
 
-def listing(
+def page_json(
     world: World,
     region: str,
     query: Mapping[str, str],
     cursors: CursorCodec,
-) -> tuple[list[Document], bool, str | None]:
-    """A page of documents newest first, filtered by vault and status; and the next cursor."""
+) -> bytes:
+    """A page of documents newest first, filtered by vault and status, as JSON (the list's
+    answer). The query is checked every time (422, 404); the page is rendered once and kept
+    until a document of the region changes (see `RegionData.pages`): a cursor names a position
+    and is the same for the same position, so a page is a function of the query and the data.
+    """
     status = query.get("status")
     if status is not None:
         v.choice(status, "status", DOCUMENT_STATUSES)
@@ -150,7 +156,15 @@ def listing(
     data = world.regions[region]
     items = data.doc_order
     if vault_id is not None:
-        items = data.docs_by_vault[vaults.get(world, region, vault_id, param="vault_id").id]
-    page, has_more = newest_first(items, limit=limit, before=before, status=status)
-    next_cursor = cursors.encode(page[-1].seq) if has_more else None
-    return page, has_more, next_cursor
+        vault_id = vaults.get(world, region, vault_id, param="vault_id").id
+        items = data.docs_by_vault[vault_id]
+    key = (vault_id, status, limit, before)
+    raw = data.pages.get(key)
+    if raw is None:
+        page, has_more = newest_first(items, limit=limit, before=before, status=status)
+        next_cursor = cursors.encode(page[-1].seq) if has_more else None
+        raw = views.document_page_json(page, has_more, next_cursor)
+        if len(data.pages) >= PAGES_KEPT:
+            data.pages.clear()
+        data.pages[key] = raw
+    return raw

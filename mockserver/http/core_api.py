@@ -48,10 +48,9 @@ async def get_vault(call: Call) -> Response:
 
 @endpoint("documents:read")
 async def list_documents(call: Call) -> Response:
-    page, has_more, cursor = documents.listing(
-        call.world, call.region, call.request.query_params, call.store.cursors
+    return JsonBytes(
+        documents.page_json(call.world, call.region, call.request.query_params, call.store.cursors)
     )
-    return JsonBytes(views.document_page_json(page, has_more, cursor))
 
 
 @endpoint("documents:write")
