@@ -85,7 +85,7 @@ def _openapi(seed_path: Path | None) -> int:
 def _run(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from mockserver.gc_tuning import tune_for_serving
+    from mockserver.gc_tuning import PacedCollection, tune_for_serving
     from mockserver.http.app import create_app
     from mockserver.transport.https_only import https_only
     from mockserver.transport.one_write import one_write_protocol
@@ -113,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
             return 2
         _print_banner(args, tls)
         uvicorn.run(
-            app,
+            PacedCollection(app),
             host=args.host,
             port=args.port,
             log_level=args.log_level,

@@ -7,6 +7,7 @@ reference cycles: break them where they are made.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import http.client
 import json
@@ -139,3 +140,36 @@ def test_tuning_freezes_the_seed_each_world_and_survivors() -> None:
     assert state["at_start"] > 0
     assert state["after_world"] > state["at_start"]
     assert state["after_collections"] >= state["after_world"] + 2 * state["gen0"]
+
+
+def test_young_collections_are_paced_by_requests(collector_paused: None) -> None:
+    """With the allocation counter still (the collector paused here), a young collection runs
+    after every `every` HTTP requests, and other scopes do not count."""
+    from mockserver.gc_tuning import PacedCollection
+
+    served: list[str] = []
+
+    async def inner(scope: Any, receive: Any, send: Any) -> None:
+        served.append(scope["type"])
+
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    app = PacedCollection(inner, every=10)
+    gc.callbacks.append(count)
+    try:
+
+        async def drive() -> None:
+            for _ in range(5):
+                await app({"type": "lifespan"}, None, None)
+            for _ in range(35):
+                await app({"type": "http"}, None, None)
+
+        asyncio.run(drive())
+    finally:
+        gc.callbacks.remove(count)
+    assert collections == [0, 0, 0]
+    assert served == ["lifespan"] * 5 + ["http"] * 35
