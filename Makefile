@@ -38,7 +38,7 @@ fmt: $(STAMP)
 	$(BIN)/ruff check --fix $(SOURCES)
 
 # Benchmarks: our server side by side with a bare Starlette app, wrk as the load generator
-# (installed from Debian's package when missing). `bench` takes about 7 minutes;
+# (installed from Debian's package when missing). `bench` takes about 10 minutes;
 # `bench-soak` is the 5-minute POST soak alone, on each server (about 11 minutes).
 bench: $(STAMP) wrk
 	$(BIN)/python -m benchmarks

@@ -1,6 +1,6 @@
 """`python -m benchmarks`: run the benchmarks, print the table, write the JSON.
 
-python -m benchmarks                       # what `make bench` runs (about 8 minutes)
+python -m benchmarks                       # what `make bench` runs (about 10 minutes)
 python -m benchmarks --only soak --soak 300   # what `make bench-soak` runs
 python -m benchmarks --quick               # a short smoke run of every figure
 """
@@ -20,8 +20,8 @@ DEFAULT_OUT = Path(__file__).resolve().parent / "latest.json"
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
-    parser.add_argument("--seconds", type=float, default=5.0, help="each round of a load")
-    parser.add_argument("--rounds", type=int, default=2, help="alternating rounds per load")
+    parser.add_argument("--seconds", type=float, default=3.0, help="each round of a load")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per load")
     parser.add_argument("--warmup", type=float, default=1.0)
     parser.add_argument("--startups", type=int, default=5, help="start-ups per median")
     parser.add_argument("--documents", type=int, default=100_000, help="size of the large seed")

@@ -33,10 +33,13 @@ def _log(line: str) -> None:
 
 @dataclass
 class Options:
-    seconds: float = 5.0  # each round of a load figure
-    rounds: int = 2
+    seconds: float = 3.0  # each round of a load figure
+    # Alternating rounds, the median of each side counting: this box's speed drifts by a
+    # quarter over minutes, and the median of short rounds on both sides of each stretch is
+    # what a slow or a fast stretch moves least.
+    rounds: int = 5
     warmup: float = 1.0
-    page_seconds: float = 4.0
+    page_seconds: float = 3.0
     startups: int = 5
     startup_budget: float = 90.0  # seconds for the repeated start-ups of one server and seed
     big_documents: int = 100_000
@@ -152,6 +155,16 @@ def fixed_ids(server: Server, count: int) -> list[str]:
     return ["wf_reference"] * max(count, figures.SUPPLY_CAP)
 
 
+def median_round(results: list[LoadResult]) -> LoadResult:
+    """The round of median throughput (the lower of the two middle ones for an even count);
+    an invalid round makes the figure invalid, and is what is reported."""
+    invalid = [r for r in results if not r.valid]
+    if invalid:
+        return invalid[0]
+    ranked = sorted(results, key=lambda r: r.rps)
+    return ranked[(len(ranked) - 1) // 2]
+
+
 def growth_per_request(slices: list[figures.SoakSlice]) -> float:
     """KiB of RSS per request from the end of the first slice to the end of the last."""
     requests = sum(s.requests for s in slices[1:])
@@ -252,8 +265,9 @@ class Run:
     # -- figures ----------------------------------------------------------------------------------
 
     def loads(self, servers: dict[str, Server]) -> None:
-        """Each load figure in alternating rounds (ours, reference, ours, ...); the better round
-        of each side counts, so a burst of a neighbour's load does not decide a ratio."""
+        """Each load figure in alternating rounds (ours then the reference, then the other way
+        round, ...); the median round of each side counts, so neither a neighbour's burst nor a
+        fast stretch of the box decides a ratio."""
         if not self.wants("load"):
             return
         o = self.options
@@ -272,23 +286,22 @@ class Run:
             return figures.advance(server, o.seconds, expected, self.workdir)
 
         for key, *_ in LOADS:
-            best: dict[str, LoadResult] = {}
-            for _round in range(o.rounds):
-                for side, server in servers.items():
+            rounds: dict[str, list[LoadResult]] = {}
+            for number in range(o.rounds):
+                order = list(servers.items())
+                for side, server in order if number % 2 == 0 else order[::-1]:
                     try:
                         result = measure(key, server, side)
                     except Exception as error:
                         self.report.failures.append(f"{side} {key}: {error}")
                         self.options.log(f"  FAILED {side} {key}: {error}")
                         continue
-                    if not result.valid:
-                        best[side] = result  # an invalid round makes the figure invalid
-                    elif side not in best or (best[side].valid and result.rps > best[side].rps):
-                        best[side] = result
-            for side, result in best.items():
-                self.put_load(key, side, result)
+                    rounds.setdefault(side, []).append(result)
+            for side, results in rounds.items():
+                chosen = median_round(results)
+                self.put_load(key, side, chosen)
                 if key == "create":
-                    create_rps[side] = result.rps
+                    create_rps[side] = chosen.rps
 
     def put_load(self, key: str, side: str, result: LoadResult) -> None:
         note = ""
@@ -324,7 +337,7 @@ class Run:
         self.attempt(f"{side} rss ({seed})", measure)
 
     def pages(self, side: str, server: Server) -> None:
-        """Pages at each depth, in alternating rounds (depth 1, 100, 1000, 1, ...): the better
+        """Pages at each depth, in alternating rounds (depth 1, 100, 1000, 1, ...): the median
         round of each depth counts, as for the loads."""
         if not self.wants("pages"):
             return
@@ -332,12 +345,12 @@ class Run:
         def measure() -> None:
             depths = self.options.depths
             paths = figures.page_paths(server, depths)
-            best: dict[int, LoadResult] = {}
+            rounds: dict[int, list[LoadResult]] = {}
             for _round in range(self.options.rounds):
                 for depth, path in paths.items():
                     result = figures.static(server, path, self.options.page_seconds, warmup=1.0)
-                    if depth not in best or result.rps > best[depth].rps:
-                        best[depth] = result
+                    rounds.setdefault(depth, []).append(result)
+            best = {depth: median_round(results) for depth, results in rounds.items()}
             for depth, result in best.items():
                 self.put(f"page.{depth}", side, result.rps, "" if result.valid else "INVALID")
             self.put("page.cost", side, best[depths[0]].rps / best[depths[-1]].rps)

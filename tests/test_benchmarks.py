@@ -19,7 +19,7 @@ from benchmarks import load, plugin_overhead, webhook_backlog
 from benchmarks.figures import SoakSlice
 from benchmarks.reference_app import create_app
 from benchmarks.report import Report, Row, Target, markdown_table, text_table
-from benchmarks.run import REFERENCE, growth_per_request, ours_command
+from benchmarks.run import REFERENCE, growth_per_request, median_round, ours_command
 from benchmarks.servers import Http, spawn
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.live import LiveServer
@@ -136,6 +136,19 @@ def test_report_round_trips_through_json_and_renders(tmp_path: Path) -> None:
 
 def slice_at(rss_mib: float, requests: int) -> SoakSlice:
     return SoakSlice(0.0, requests, 0.0, 0.0, 0.0, 0.0, 0, rss_mib)
+
+
+def round_of(requests: int, errors: int = 0) -> load.LoadResult:
+    return load.LoadResult(requests, 1.0, 1.0, 2.0, 3.0, 4.0, errors, exhausted=False)
+
+
+def test_the_median_round_counts_and_an_invalid_one_spoils_the_figure() -> None:
+    rounds = [round_of(n) for n in (900, 100, 500, 700, 300)]
+    assert median_round(rounds).requests == 500
+    assert median_round(rounds[:4]).requests == 500  # the lower middle of an even count
+    spoiled = median_round([*rounds, round_of(800, errors=1)])
+    assert not spoiled.valid
+    assert spoiled.requests == 800
 
 
 def test_soak_growth_counts_from_the_end_of_the_first_slice() -> None:
