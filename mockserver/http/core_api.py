@@ -49,7 +49,8 @@ async def get_vault(call: Call) -> Response:
 @endpoint("documents:read")
 async def list_documents(call: Call) -> Response:
     return JsonBytes(
-        documents.page_json(call.world, call.region, call.request.query_params, call.store.cursors)
+        documents.page_json(call.world, call.region, call.request.query_params, call.store.cursors),
+        kept=True,
     )
 
 
@@ -65,7 +66,7 @@ async def create_document(call: Call) -> Response:
 @endpoint("documents:read")
 async def get_document(call: Call) -> Response:
     doc = documents.get(call.world, call.region, call.request.path_params["doc_id"])
-    return JsonBytes(views.document_detail_json(doc))
+    return JsonBytes(views.document_detail_json(doc), kept=True)
 
 
 @endpoint("documents:write")

@@ -59,7 +59,7 @@ class Dispatcher:
         if type(response) is JsonBytes:  # what Response.__call__ sends, one call fewer
             status, headers = response.status_code, response.raw_headers
             if type(send) is Exchange:  # the pipeline's send: both messages in one call
-                await send.respond(status, headers, response.body)
+                await send.respond(status, headers, response.body, response.kept)
                 return
             await send({"type": "http.response.start", "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": response.body})

@@ -99,7 +99,7 @@ class Exchange:
         else:  # later body chunks, early hints, trailers
             await self.send(message)
 
-    async def respond(self, status: int, headers: Headers, body: bytes) -> None:
+    async def respond(self, status: int, headers: Headers, body: bytes, kept: bool = False) -> None:
         """A whole response (a start, then one last body chunk) from the app: exactly what
         calling this with those two messages does, without building and reading them back
         (the dispatcher's `JsonBytes` path, every API answer but a few)."""
@@ -126,7 +126,7 @@ class Exchange:
                 if ticket is not None:
                     ticket.body({"type": "http.response.body", "body": body})
                 if entry is not None:
-                    entry.add_response_body(body)
+                    entry.add_response_body(body, kept)
                 await self.send(start)
                 await self.send({"type": "http.response.body", "body": body})
                 return
@@ -136,7 +136,7 @@ class Exchange:
         if ticket is not None:
             ticket.body(message)
         if entry is not None:
-            entry.add_response_body(body)
+            entry.add_response_body(body, kept)
         await self.send(message)
 
 
