@@ -137,6 +137,18 @@ class Server:
             self.process.wait(STOP_TIMEOUT)
 
 
+# Not passed on to the servers: this sandbox sets it for every process, which makes each start
+# compile every module of the server's own source again (no `__pycache__`); an installed
+# server, ours or the reference, caches its bytecode.
+NOT_PASSED_ON = ("PYTHONDONTWRITEBYTECODE",)
+
+
+def server_environment(extra: Mapping[str, str] | None) -> dict[str, str]:
+    """The environment a server starts with: ours, without `NOT_PASSED_ON`, plus `extra`."""
+    base = {name: value for name, value in os.environ.items() if name not in NOT_PASSED_ON}
+    return {**base, **(extra or {})}
+
+
 def spawn(
     name: str,
     command: Sequence[str],
@@ -156,7 +168,7 @@ def spawn(
             stdout=out,
             stderr=subprocess.STDOUT,
             cwd=repo_root(),
-            env={**os.environ, **env} if env else None,
+            env=server_environment(env),
         )
     server = Server(name, argv, port, process, log)
     try:

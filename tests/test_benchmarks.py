@@ -20,7 +20,7 @@ from benchmarks.figures import SoakSlice
 from benchmarks.reference_app import create_app
 from benchmarks.report import Report, Row, Target, markdown_table, text_table
 from benchmarks.run import REFERENCE, growth_per_request, median_round, ours_command
-from benchmarks.servers import Http, spawn
+from benchmarks.servers import Http, server_environment, spawn
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.live import LiveServer
 
@@ -264,3 +264,14 @@ def test_plugin_suites_are_timed_test_by_test(tmp_path: Path) -> None:
     assert times.wall_ms > 0
     assert times.cpu_ms > 0
     assert times.first_wall_ms > times.wall_ms  # the session's app is made in the first test
+
+
+def test_servers_start_without_the_sandbox_s_bytecode_switch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setenv("SOME_SETTING", "kept")
+    env = server_environment({"MOCKSERVER_SEED_CACHE": "0"})
+    assert "PYTHONDONTWRITEBYTECODE" not in env
+    assert env["SOME_SETTING"] == "kept"
+    assert env["MOCKSERVER_SEED_CACHE"] == "0"
