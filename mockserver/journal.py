@@ -92,10 +92,8 @@ class Entry:
         self._credential_read = True
 
     def add_request_body(self, chunk: bytes) -> None:
-        if len(self.request_body) < BODY_LIMIT:
-            self.request_body = kept(
-                self.request_body + chunk[: BODY_LIMIT - len(self.request_body)]
-            )
+        if len(self.request_body) < BODY_LIMIT:  # bytes off the socket: already at their size
+            self.request_body += chunk[: BODY_LIMIT - len(self.request_body)]
         self.request_size += len(chunk)
 
     def add_response_body(self, chunk: bytes, at_size: bool = False) -> None:
