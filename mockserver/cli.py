@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mockserver import native
 from mockserver.config import DEFAULT_RANDOM_SEED, Settings
 from mockserver.errors import LoadError
 
@@ -156,8 +157,16 @@ def _print_banner(args: argparse.Namespace, tls: TlsFiles | None) -> None:
         f"mockserver listening on {base}/v1 (also {base}/us/v1 and {base}/eu/v1, and on the hosts "
         f"us.localhost and eu.localhost); "
         f"try: {curl} -H 'Authorization: Bearer sk_test_mock_full' {base}/v1/whoami",
-        flush=True,
     )
+    print(f"mockserver request path: {_NATIVE_STATES[native.status()]}", flush=True)
+
+
+_NATIVE_STATES = {
+    "compiled": "compiled (mypyc)",
+    "pure": "Python (no compiled build: `make native` makes one)",
+    "stale": "Python (the compiled build is older than its sources: `make native`)",
+    "forced pure": "Python (MOCKSERVER_PURE=1)",
+}
 
 
 def _validate(files: Sequence[Path]) -> int:

@@ -7,7 +7,7 @@ import logging
 import httpx
 import pytest
 
-from mockserver.domain import documents
+from mockserver.domain.models import Document
 
 from .test_auth import assert_envelope
 
@@ -74,7 +74,9 @@ def test_unexpected_exception_is_a_logged_500_envelope(
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(documents, "get", explode)
+    # The handler reads a document's rendering from the model (models.py is never compiled, so
+    # the patch holds whether the request path runs compiled or as Python).
+    monkeypatch.setattr(Document, "detail_json", property(explode))
     with caplog.at_level(logging.ERROR, logger="mockserver"):
         error = assert_envelope(api.get("/v1/documents/doc_mock_draft"), 500, "api_error")
     assert "boom" not in error["message"]

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from mockserver.domain import documents
+from mockserver.domain.models import Document
 
 from .asgi_helpers import Pause, request
 from .conftest import EU, FULL, LIVE, READONLY, auth
@@ -149,13 +149,13 @@ def test_a_malformed_body_is_not_kept(api: httpx.Client) -> None:
 
 
 def test_a_500_is_not_kept(api: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = documents.create
+    real = Document.__init__
 
-    def fail_once(*args: Any, **kwargs: Any) -> Any:
-        monkeypatch.setattr(documents, "create", real)
+    def fail_once(*args: Any, **kwargs: Any) -> Any:  # the create handler builds a Document
+        monkeypatch.setattr(Document, "__init__", real)
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(documents, "create", fail_once)
+    monkeypatch.setattr(Document, "__init__", fail_once)
     assert_envelope(post(api, "k"), 500, "api_error")
     retry = post(api, "k")
     assert retry.status_code == 201

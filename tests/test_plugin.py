@@ -128,12 +128,12 @@ def test_seed_option(pytester: pytest.Pytester) -> None:
 def test_server_errors_fail_the_test(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_boom="""
-        from mockserver.domain import documents
+        from mockserver.domain.models import Document
 
         def test_boom(mock_client, monkeypatch):
             def explode(*args, **kwargs):
                 raise RuntimeError("kaboom")
-            monkeypatch.setattr(documents, "get", explode)
+            monkeypatch.setattr(Document, "detail_json", property(explode))
             assert mock_client.get("/v1/documents/doc_mock_draft").status_code == 500
         """
     )
