@@ -41,6 +41,7 @@ MODULES = (
     "mockserver.journal",
     "mockserver.kept_bytes",
     "mockserver.scheduler",
+    "mockserver.sharded",
     "mockserver.store",
     "mockserver.domain.audit",
     "mockserver.domain.audit_log",

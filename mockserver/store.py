@@ -41,6 +41,7 @@ from mockserver.domain.pagination import CursorCodec
 from mockserver.domain.ratelimit import RateLimiter
 from mockserver.ids import IdFactory
 from mockserver.scheduler import Scheduler
+from mockserver.sharded import ShardedDict
 
 Listener = Callable[["World", AuditEvent, Mapping[str, Any]], None]
 
@@ -62,7 +63,7 @@ class RegionData:
     def __init__(self) -> None:
         self.vaults: dict[str, Vault] = {}
         self.vault_order: list[Vault] = []
-        self.documents: dict[str, Document] = {}
+        self.documents: ShardedDict[Document] = ShardedDict()  # one entry per document
         self.doc_order: list[Document] = []  # ascending seq; soft-deleted ones stay
         self.docs_by_vault: dict[str, list[Document]] = {}
         self.workflows: dict[str, Workflow] = {}
@@ -121,7 +122,7 @@ class Pristine:
             target = world.regions[name]
             target.vaults = dict(source.vaults)
             target.vault_order = list(source.vault_order)
-            target.documents = dict(source.documents)
+            target.documents = source.documents.copy()
             target.doc_order = list(source.doc_order)
             target.docs_by_vault = {k: list(v) for k, v in source.docs_by_vault.items()}
             target.workflows = dict(source.workflows)

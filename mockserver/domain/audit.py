@@ -23,6 +23,7 @@ import orjson
 
 from mockserver.clock import parse_ts
 from mockserver.errors import ValidationError
+from mockserver.sharded import ShardedDict
 
 from .audit_log import GENESIS, SeededLog, canonical, digest, halves, served_bytes
 from .models import AuditEvent
@@ -47,7 +48,7 @@ class AuditChain:
         self._base = base if isinstance(base, SeededLog) else _EMPTY
         self._load = base if callable(base) and not isinstance(base, SeededLog) else None
         self._tail: list[AuditEvent] = []  # written since the seed, oldest first
-        self._index: dict[str, list[int]] = {}  # resource id -> positions in _tail
+        self._index: ShardedDict[list[int]] = ShardedDict()  # resource id -> positions in _tail
         self._overrides: dict[int, bytes] = {}  # seeded bytes replaced (tests corrupt a chain)
 
     @property
@@ -161,7 +162,7 @@ class AuditChain:
     def _matching(self, resource_id: str, stop: int) -> Iterator[int]:
         base = self.base
         offset = len(base)
-        tail = self._index.get(resource_id, [])
+        tail = self._index.get(resource_id) or []
         for i in range(bisect_left(tail, stop - offset) - 1, -1, -1):
             yield offset + tail[i]
         seeded = base.index.get(resource_id, array("I"))
