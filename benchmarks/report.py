@@ -18,6 +18,8 @@ from typing import Any
 
 import orjson
 
+from mockserver import native
+
 from .servers import repo_root
 
 
@@ -217,6 +219,8 @@ def machine() -> dict[str, str]:
         "python": platform.python_version(),
         "wrk": (wrk.stdout or wrk.stderr).split("\n", 1)[0].split(" Copyright")[0],
         "commit": commit.stdout.strip(),
+        # the servers started from here load the same build under the same environment
+        "request path": native.status(),
     }
 
 
@@ -231,7 +235,8 @@ def main() -> None:
     print(
         f"{report.date}, `{report.command}` at {m.get('commit', '?')}: {m.get('cpu')}, "
         f"{m.get('cores')} cores, {m.get('memory')}, {m.get('os')}, Python {m.get('python')}, "
-        f"{m.get('wrk')}; load average {m.get('load average')}.\n"
+        f"{m.get('wrk')}; load average {m.get('load average')}; "
+        f"request path {m.get('request path', 'not recorded')}.\n"
     )
     print(markdown_table(report.rows))
 
