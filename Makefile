@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-# The request path compiled with mypyc (mockserver/native.py): about 35 s when a compiled
+# The request path compiled with mypyc (mockserver/native.py): about 40 s when a compiled
 # module's source changed, nothing otherwise. `MOCKSERVER_PURE=1` runs it all as Python.
 native: $(STAMP)
 	$(BIN)/python -m mockserver.native_build build

@@ -1,11 +1,12 @@
 """The request path compiled to C with mypyc, for `make run`, `make test` and `make bench`.
 
 Every request runs through the same few dozen small functions, and as Python the calls
-between them cost more than their work: compiled, a POST takes about 40% less CPU and a GET
-about 20% less (README, "Compiled request path"). The modules of `MODULES` are built beside
-their sources (`*.so`, and one shared library `_native__mypyc`); `_native.json` records the
-SHA-256 of each source they were built from. A plain `pip install` builds nothing and runs the
-same modules as Python, and so does any process with `MOCKSERVER_PURE=1`.
+between them cost more than their work: compiled, a POST takes about half the CPU in-process
+and a GET about three quarters (README, "Compiled request path"). The modules of `MODULES`
+are built beside their sources (`*.so`, and one shared library `_native__mypyc`);
+`_native.json` records the SHA-256 of each source they were built from. A plain `pip install`
+builds nothing and runs the same modules as Python, and so does any process with
+`MOCKSERVER_PURE=1`.
 
 A source edited since the build (without `make`) must not be shadowed by its old compiled
 code: then every compiled module loads from its source, all together, since compiled modules

@@ -122,3 +122,19 @@ def test_a_stale_build_loads_every_compiled_module_from_its_source() -> None:
         assert spec.origin == str(native.source_of(module))
     assert finder.find_spec("mockserver.cli", None) is None
     assert all(native.source_of(m).is_file() for m in native.MODULES)
+
+
+@pytest.mark.parametrize(("state", "installed"), [("stale", True), ("compiled", False)])
+def test_activate_puts_the_sources_first_only_when_the_build_is_not_current(
+    monkeypatch: pytest.MonkeyPatch, state: str, installed: bool
+) -> None:
+    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path if not _ours(f)])
+    monkeypatch.setattr(native, "status", lambda: state)
+    assert native.activate() == state
+    assert native.activate() == state  # twice: still one finder at most
+    assert [_ours(f) for f in sys.meta_path].count(True) == int(installed)
+    assert _ours(sys.meta_path[0]) is installed
+
+
+def _ours(finder: object) -> bool:
+    return isinstance(finder, native._FromSource)
