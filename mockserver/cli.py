@@ -158,7 +158,7 @@ def _print_banner(args: argparse.Namespace, tls: TlsFiles | None) -> None:
         f"us.localhost and eu.localhost); "
         f"try: {curl} -H 'Authorization: Bearer sk_test_mock_full' {base}/v1/whoami",
     )
-    print(f"mockserver request path: {_NATIVE_STATES[native.status()]}", flush=True)
+    print(f"mockserver request path: {_NATIVE_STATES[native.running()]}", flush=True)
 
 
 _NATIVE_STATES = {

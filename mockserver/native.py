@@ -112,10 +112,20 @@ class _FromSource:
         return importlib.util.spec_from_file_location(fullname, source_of(fullname))
 
 
+_acted_on: str | None = None  # what `activate` found, for the life of the process
+
+
+def running() -> str:
+    """The status this process acted on when the package was imported: what it runs, even if
+    a build has changed the files since."""
+    return _acted_on if _acted_on is not None else status()
+
+
 def activate() -> str:
     """Load every compiled module from its source unless the build is current (called once,
     when the package is imported, before any of them is); the status it acted on."""
-    state = status()
+    global _acted_on
+    state = _acted_on = status()
     if state in ("stale", "forced pure") and not any(
         isinstance(f, _FromSource) for f in sys.meta_path
     ):

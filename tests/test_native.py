@@ -27,7 +27,7 @@ doc = {"title": "NDA", "vault_id": "vault_mock_us", "metadata": {"kind": "nda", 
 key = {"Idempotency-Key": "a"}
 bad = {"json": {**doc, "title": 3}, "headers": {"Idempotency-Key": "b"}}
 broken = {"content": b"{", "headers": {"Content-Type": "application/json"}}
-out = {"status": native.status(), "pipeline": pipeline.__file__.rsplit(".", 1)[1], "answers": []}
+out = {"status": native.running(), "pipeline": pipeline.__file__.rsplit(".", 1)[1], "answers": []}
 with inprocess_client(create_app(Settings(clock_mode="frozen")), headers=auth) as client:
     calls = [
         ("POST", "/v1/documents", {"json": doc, "headers": key}),
@@ -130,8 +130,10 @@ def test_activate_puts_the_sources_first_only_when_the_build_is_not_current(
 ) -> None:
     monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path if not _ours(f)])
     monkeypatch.setattr(native, "status", lambda: state)
+    monkeypatch.setattr(native, "_acted_on", None)
     assert native.activate() == state
     assert native.activate() == state  # twice: still one finder at most
+    assert native.running() == state
     assert [_ours(f) for f in sys.meta_path].count(True) == int(installed)
     assert _ours(sys.meta_path[0]) is installed
 
