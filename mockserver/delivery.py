@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from mockserver.domain import webhooks
 from mockserver.domain.audit import SYSTEM
-from mockserver.domain.models import AuditEvent
+from mockserver.domain.audit_event import AuditEvent
 from mockserver.domain.webhook_deliveries import Attempt, Delivery, EndpointQueue, Journal
 from mockserver.domain.webhooks import (
     SIGNATURE_HEADER,

@@ -45,6 +45,7 @@ MODULES = (
     "mockserver.sharded",
     "mockserver.store",
     "mockserver.domain.audit",
+    "mockserver.domain.audit_event",
     "mockserver.domain.audit_log",
     "mockserver.domain.documents",
     "mockserver.domain.idempotency",

@@ -20,12 +20,12 @@ from typing import Any
 from mockserver.clock import Clock, parse_ts
 from mockserver.config import DEFAULT_START_TIME
 from mockserver.domain.audit import AuditChain
+from mockserver.domain.audit_event import AuditEvent
 from mockserver.domain.idempotency import IdempotencyStore
 from mockserver.domain.models import (
     REGIONS,
     Account,
     ApiKey,
-    AuditEvent,
     Document,
     EnvironmentSeed,
     ExportJob,

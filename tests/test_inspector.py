@@ -3,7 +3,6 @@ button changes, the guard, and every bad input answered with the envelope and no
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterator
 
@@ -145,11 +144,11 @@ def test_verify_finds_the_first_broken_link(api: httpx.Client, fresh_app: Starle
     assert ok.count('data-testid="verify-result"') >= 2
     chain = fresh_app.state.store.world("acct_mock_us", "sandbox").regions["us"].audit.events
     third = chain[2]
-    chain[2] = dataclasses.replace(third, raw=third.raw.replace(b'"seq":3', b'"seq":33'))
+    chain[2] = third.replace(raw=third.raw.replace(b'"seq":3', b'"seq":33'))
     target = "acct_mock_us:sandbox:us"
     page = api.get(f"{UI}/audit", params={"verify": target}).text
     assert f"Broken: event #3 <code>{third.id}</code>" in page
-    chain[2] = dataclasses.replace(third, raw=b"not json")
+    chain[2] = third.replace(raw=b"not json")
     page = api.get(f"{UI}/audit", params={"verify": target}).text
     assert f"Broken: event #3 <code>{third.id}</code>" in page
 

@@ -9,7 +9,6 @@ wait. Screenshots go to a temporary folder, or to `docs/screenshots` with
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import tempfile
@@ -199,7 +198,7 @@ def test_verify_the_chain_then_see_it_break(
     expect(result).to_contain_text("Verified: all")
     events = ui_app.state.store.world("acct_mock_us", "sandbox").regions["us"].audit.events
     second = events[1]
-    events[1] = dataclasses.replace(second, raw=second.raw.replace(b'"actor":"', b'"actor":"x'))
+    events[1] = second.replace(raw=second.raw.replace(b'"actor":"', b'"actor":"x'))
     p.get_by_role("button", name=f"Verify {name}").click()
     expect(result).to_contain_text(f"Broken: event #2 {second.id}")
     shot(p, shots, "audit")

@@ -25,8 +25,8 @@ from mockserver.clock import parse_ts
 from mockserver.errors import ValidationError
 from mockserver.sharded import ShardedDict
 
+from .audit_event import AuditEvent
 from .audit_log import GENESIS, SeededLog, canonical, digest, halves, served_bytes
-from .models import AuditEvent
 from .pagination import CursorCodec
 
 __all__ = ["GENESIS", "SYSTEM", "AuditChain", "SeededLog", "canonical", "first_broken_link"]

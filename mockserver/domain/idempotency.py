@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, final
 
 import orjson
 
@@ -75,17 +75,28 @@ def fingerprint(method: str, region: str, path: str, body: bytes) -> bytes:
     return hashlib.sha256(f"{method} {region} {path}\n".encode() + canonical).digest()
 
 
-@dataclass(slots=True, eq=False)
+@final
+@dataclass(init=False, slots=True, eq=False)
 class Record:
-    """One key's request: in flight until `response` is set by `complete`."""
+    """One key's request: in flight until `response` is set by `complete`. (The `__init__` is
+    written out so that compiled code builds one natively, as for `ratelimit.Verdict`.)"""
 
-    scope: Scope = ""
-    fingerprint: bytes | None = None  # known once the body has been read
-    permission: str | None = None  # the scope the operation required, checked on replay
-    response: Any = None  # what the HTTP layer stored; None while in flight
-    expires_at: float = 0.0
-    generation: int = 0
-    done: bool = False
+    scope: Scope
+    fingerprint: bytes | None  # known once the body has been read
+    permission: str | None  # the scope the operation required, checked on replay
+    response: Any  # what the HTTP layer stored; None while in flight
+    expires_at: float
+    generation: int
+    done: bool
+
+    def __init__(self, scope: Scope = "", *, generation: int = 0) -> None:
+        self.scope = scope
+        self.fingerprint = None
+        self.permission = None
+        self.response = None
+        self.expires_at = 0.0
+        self.generation = generation
+        self.done = False
 
 
 def in_flight() -> Conflict:

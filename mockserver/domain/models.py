@@ -218,22 +218,6 @@ def copy_workflow(workflow: Workflow, shift: int = 0) -> Workflow:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class AuditEvent:
-    """An immutable, hash-chained event. `raw` is the event exactly as served (JSON bytes). Events
-    written through the API are kept as these; seeded ones are columns made into one on access
-    (`audit_log.SeededLog`)."""
-
-    seq: int
-    id: str
-    type: str
-    actor: str
-    at: int
-    resource_id: str
-    hash: str
-    raw: bytes
-
-
 @dataclass(slots=True)
 class ExportJob:
     id: str

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict, deque
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import final
 
 WINDOW = 60  # seconds
 ANONYMOUS_CAPACITY = 4096  # client addresses remembered; the least recently seen is dropped
@@ -30,13 +31,22 @@ SWEEP_FLOOR = 1024  # credential windows are swept once there are more than this
 ANONYMOUS_PLAN = (120, 200)  # requests without a valid credential: the sandbox plan
 
 
-class Verdict(NamedTuple):
-    """The outcome of one request against its window."""
+@final
+@dataclass(init=False, slots=True)
+class Verdict:
+    """The outcome of one request against its window. (The `__init__` is written out so that
+    compiled code builds one natively: a generated one is Python, 0.2 us a request.)"""
 
     admitted: bool
     remaining: int
     reset: int  # Unix seconds
     retry_after: int  # whole seconds; 0 when admitted
+
+    def __init__(self, admitted: bool, remaining: int, reset: int, retry_after: int) -> None:
+        self.admitted = admitted
+        self.remaining = remaining
+        self.reset = reset
+        self.retry_after = retry_after
 
 
 class RateLimiter:

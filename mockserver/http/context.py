@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import wraps
+from typing import final
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -29,16 +30,28 @@ STORE_KEY = "mock.store"  # set by the pipeline: `app.state.store` without State
 OPERATION_KEY = "mock.operation"  # set by `endpoint`: the scope the operation required
 
 
-@dataclass(slots=True)
+@final
+@dataclass(init=False, slots=True)
 class Call:
-    """One authenticated API call."""
+    """One authenticated API call. (The `__init__` is written out so that compiled code builds
+    one natively: a generated one is Python, 0.3 us a request.)"""
 
     request: Request
     store: Store
     principal: Principal
     world: World
     region: str
-    _now: int | None = None
+    _now: int | None
+
+    def __init__(
+        self, request: Request, store: Store, principal: Principal, world: World, region: str
+    ) -> None:
+        self.request = request
+        self.store = store
+        self.principal = principal
+        self.world = world
+        self.region = region
+        self._now = None
 
     @property
     def now(self) -> int:

@@ -16,7 +16,8 @@ and the write, so concurrent requests on the one event loop cannot both run a ke
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple, final
 
 from starlette.requests import ClientDisconnect
 from starlette.types import Message, Receive, Scope
@@ -48,13 +49,23 @@ REPLAYED = (b"idempotent-replayed", b"true")
 _PRINCIPALS_KEPT = 1024  # distinct Authorization values whose principal is kept
 
 
-class Admission(NamedTuple):
+@final
+@dataclass(init=False, slots=True)
+class Admission:
     """An admitted request: its rate-limit headers, its caller (None: anonymous) and the
-    values of its `Idempotency-Key` headers (POST to an operation that takes JSON only)."""
+    values of its `Idempotency-Key` headers (POST to an operation that takes JSON only).
+    (The `__init__` is written out so that compiled code builds one natively.)"""
 
     headers: Headers
     principal: Principal | None
     idempotency_keys: list[str]
+
+    def __init__(
+        self, headers: Headers, principal: Principal | None, idempotency_keys: list[str]
+    ) -> None:
+        self.headers = headers
+        self.principal = principal
+        self.idempotency_keys = idempotency_keys
 
 
 def _credential_free(path: str) -> bool:
