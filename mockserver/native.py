@@ -61,6 +61,7 @@ MODULES = (
     "mockserver.http.core_api",
     "mockserver.http.dispatch",
     "mockserver.http.exchange",
+    "mockserver.http.head_writer",
     "mockserver.http.headers",
     "mockserver.http.hosts",
     "mockserver.http.journal_layer",

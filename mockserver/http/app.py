@@ -18,6 +18,7 @@ from mockserver.scenarios.loader import load_scenario
 from mockserver.seeds import load_seed
 from mockserver.store import Store
 
+from . import head_writer
 from .admin_api import admin_routes
 from .admin_webhooks import admin_webhook_routes
 from .dispatch import Dispatcher
@@ -53,7 +54,7 @@ class MockApp(Starlette):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             scope["app"] = self
-            await self.http(scope, receive, send)
+            await self.http(scope, receive, head_writer.direct(send))
         else:
             await super().__call__(scope, receive, send)
 

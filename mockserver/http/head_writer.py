@@ -1,0 +1,178 @@
+"""The head of a response written by compiled code instead of uvicorn's loop over its headers.
+
+uvicorn's httptools protocol checks each response header against two regular expressions,
+lowercases it and looks for `content-length`, `transfer-encoding` and `connection`, in Python:
+about 0.35 us a header, and our answers carry eight (the date and server, the content's two,
+the request id and three rate-limit headers) where the bare reference app's carry four.
+
+`direct(send)` gives the app a `send` that writes a plain response's status line and headers
+itself, as the same bytes, with the same checks made once over all the headers: the default
+headers are checked and rendered once per value of uvicorn's list (it makes a new one each
+second, for the date), names once each, values in one pass over their concatenation. It sets
+the cycle's response state as uvicorn's `send` would and leaves everything else to it: the body,
+a response without `content-length` (chunked, or 204/304/HEAD), one with a `connection` or
+`transfer-encoding` header, a header that fails a check (uvicorn raises its error), write
+back-pressure, a disconnected client, an access log. Under any other server, or another
+uvicorn protocol, `direct` returns `send` unchanged.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any, Final, final
+
+from starlette.types import Message, Send
+
+
+def _httptools() -> ModuleType | None:
+    try:
+        return importlib.import_module("uvicorn.protocols.http.httptools_impl")
+    except ImportError:  # no httptools: uvicorn serves with h11, whose send stays as it is
+        return None
+
+
+# uvicorn's own cycle class, status lines and header checks, so the bytes and the verdicts are
+# exactly its own.
+_HTTPTOOLS: Final = _httptools()
+_CYCLE: Final[Any] = getattr(_HTTPTOOLS, "RequestResponseCycle", None)
+_STATUS_LINE: Final[dict[int, bytes]] = getattr(_HTTPTOOLS, "STATUS_LINE", {})
+_HEADER_RE: Final[Any] = getattr(_HTTPTOOLS, "HEADER_RE", None)
+_HEADER_VALUE_RE: Final[Any] = getattr(_HTTPTOOLS, "HEADER_VALUE_RE", None)
+
+NAMES_KEPT: Final = 256  # header names known to pass uvicorn's check (the app uses a dozen)
+_plain_names: dict[bytes, None] = {}
+
+
+def direct(send: Send) -> Send:
+    """`send`, or one that writes plain heads itself when `send` is uvicorn's httptools one."""
+    cycle = getattr(send, "__self__", None)
+    if _CYCLE is None or type(cycle) is not _CYCLE:
+        return send
+    return HeadWriter(cycle, send).send
+
+
+def _plain_name(name: bytes) -> bool:
+    """Whether uvicorn would write `name` as it is: a token, already lowercase."""
+    if name in _plain_names:
+        return True
+    if _HEADER_RE.search(name) or name.lower() != name:
+        return False
+    if len(_plain_names) < NAMES_KEPT:
+        _plain_names[name] = None
+    return True
+
+
+def _plain_values(values: list[bytes]) -> bool:
+    """Whether uvicorn's value check passes all of `values`. Printable Latin-1 text has none of
+    the control bytes it refuses; anything else (a tab, bytes above 0x7e) is checked as it does."""
+    if b"".join(values).decode("latin-1").isprintable():
+        return True
+    return not any(_HEADER_VALUE_RE.search(value) for value in values)
+
+
+@final
+class _Defaults:
+    """uvicorn's default headers (server, date) rendered, for the list they were rendered from."""
+
+    __slots__ = ("headers", "rendered")
+
+    def __init__(self) -> None:
+        self.headers: object = None
+        self.rendered = b""
+
+    def render(self, headers: object) -> bytes | None:
+        """The rendered lines of `headers`, or None if one is not plain."""
+        if headers is self.headers:
+            return self.rendered
+        if type(headers) is not list:
+            return None
+        lines: list[bytes] = []
+        values: list[bytes] = []
+        for item in headers:
+            if type(item) is not tuple or len(item) != 2:
+                return None
+            name, value = item
+            if type(name) is not bytes or type(value) is not bytes or not _plain_name(name):
+                return None
+            if name in (b"content-length", b"transfer-encoding", b"connection"):
+                return None
+            lines += (name, b": ", value, b"\r\n")
+            values.append(value)
+        if not _plain_values(values):
+            return None
+        self.headers, self.rendered = headers, b"".join(lines)
+        return self.rendered
+
+
+_defaults = _Defaults()
+
+
+@final
+class HeadWriter:
+    """The `send` of one request under uvicorn's httptools protocol."""
+
+    __slots__ = ("_cycle", "_send")
+
+    def __init__(self, cycle: Any, send: Send) -> None:
+        self._cycle = cycle
+        self._send = send
+
+    async def send(self, message: Message) -> None:
+        if message["type"] != "http.response.start" or not self._write_head(message):
+            await self._send(message)
+
+    def _write_head(self, message: Message) -> bool:
+        """Write the head as uvicorn would and return True, or return False having changed
+        nothing (uvicorn's `send` then takes the message)."""
+        cycle = self._cycle
+        if (
+            cycle.response_started
+            or cycle.disconnected
+            or cycle.access_log
+            or cycle.flow.write_paused
+        ):
+            return False
+        status = message["status"]
+        headers = message.get("headers", [])
+        if type(status) is not int or type(headers) is not list:
+            return False
+        line = _STATUS_LINE.get(status)
+        defaults = _defaults.render(cycle.default_headers)
+        if line is None or defaults is None:
+            return False
+        parts = [line, defaults]
+        values: list[bytes] = []
+        length = -1
+        for item in headers:
+            if type(item) is not tuple or len(item) != 2:
+                return False
+            name, value = item
+            if type(name) is not bytes or type(value) is not bytes or not _plain_name(name):
+                return False
+            if name == b"content-length":
+                if length < 0:
+                    try:
+                        length = int(value.decode())
+                    except ValueError:
+                        return False
+                    if length < 0:
+                        return False
+            elif name == b"transfer-encoding" or name == b"connection":
+                return False
+            parts.append(name)
+            parts.append(b": ")
+            parts.append(value)
+            parts.append(b"\r\n")
+            values.append(value)
+        if length < 0 or not _plain_values(values):
+            return False
+        if not cycle.keep_alive:
+            parts.append(b"connection: close\r\n")
+        parts.append(b"\r\n")
+        cycle.response_started = True
+        cycle.waiting_for_100_continue = False
+        cycle.expected_content_length = length
+        cycle.chunked_encoding = False
+        cycle.transport.write(b"".join(parts))
+        return True
