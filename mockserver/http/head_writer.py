@@ -71,6 +71,43 @@ def _plain_values(values: list[bytes]) -> bool:
     return not any(_HEADER_VALUE_RE.search(value) for value in values)
 
 
+NO_LENGTH: Final = -1  # `_render`: plain headers without content-length
+NOT_PLAIN: Final = -2  # `_render`: headers uvicorn's send must take
+
+
+def _render(headers: object, lines: list[bytes]) -> int:
+    """Append the lines of `headers` to `lines` and return the first content-length, or
+    NO_LENGTH, or NOT_PLAIN (`lines` then holds a part of them) when uvicorn would do more
+    than write them: a connection or transfer-encoding header, a check that fails, a
+    content-length that is not a count, anything but a list of pairs of bytes."""
+    if type(headers) is not list:
+        return NOT_PLAIN
+    values: list[bytes] = []
+    length = NO_LENGTH
+    for item in headers:
+        if type(item) is not tuple or len(item) != 2:
+            return NOT_PLAIN
+        name, value = item
+        if type(name) is not bytes or type(value) is not bytes or not _plain_name(name):
+            return NOT_PLAIN
+        if name == b"content-length":
+            if length == NO_LENGTH:
+                try:
+                    length = int(value.decode())
+                except ValueError:
+                    return NOT_PLAIN
+                if length < 0:
+                    return NOT_PLAIN
+        elif name == b"transfer-encoding" or name == b"connection":
+            return NOT_PLAIN
+        lines.append(name)
+        lines.append(b": ")
+        lines.append(value)
+        lines.append(b"\r\n")
+        values.append(value)
+    return length if _plain_values(values) else NOT_PLAIN
+
+
 @final
 class _Defaults:
     """uvicorn's default headers (server, date) rendered, for the list they were rendered from."""
@@ -85,21 +122,8 @@ class _Defaults:
         """The rendered lines of `headers`, or None if one is not plain."""
         if headers is self.headers:
             return self.rendered
-        if type(headers) is not list:
-            return None
         lines: list[bytes] = []
-        values: list[bytes] = []
-        for item in headers:
-            if type(item) is not tuple or len(item) != 2:
-                return None
-            name, value = item
-            if type(name) is not bytes or type(value) is not bytes or not _plain_name(name):
-                return None
-            if name in (b"content-length", b"transfer-encoding", b"connection"):
-                return None
-            lines += (name, b": ", value, b"\r\n")
-            values.append(value)
-        if not _plain_values(values):
+        if _render(headers, lines) != NO_LENGTH:  # content-length is the app's to send
             return None
         self.headers, self.rendered = headers, b"".join(lines)
         return self.rendered
@@ -135,37 +159,15 @@ class HeadWriter:
             return False
         status = message["status"]
         headers = message.get("headers", [])
-        if type(status) is not int or type(headers) is not list:
+        if type(status) is not int:
             return False
         line = _STATUS_LINE.get(status)
         defaults = _defaults.render(cycle.default_headers)
         if line is None or defaults is None:
             return False
         parts = [line, defaults]
-        values: list[bytes] = []
-        length = -1
-        for item in headers:
-            if type(item) is not tuple or len(item) != 2:
-                return False
-            name, value = item
-            if type(name) is not bytes or type(value) is not bytes or not _plain_name(name):
-                return False
-            if name == b"content-length":
-                if length < 0:
-                    try:
-                        length = int(value.decode())
-                    except ValueError:
-                        return False
-                    if length < 0:
-                        return False
-            elif name == b"transfer-encoding" or name == b"connection":
-                return False
-            parts.append(name)
-            parts.append(b": ")
-            parts.append(value)
-            parts.append(b"\r\n")
-            values.append(value)
-        if length < 0 or not _plain_values(values):
+        length = _render(headers, parts)
+        if length < 0:
             return False
         if not cycle.keep_alive:
             parts.append(b"connection: close\r\n")
