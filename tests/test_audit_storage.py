@@ -43,6 +43,27 @@ def test_stored_bytes_are_the_canonical_event_with_its_hash() -> None:
         assert list(body) == sorted(body)
 
 
+def test_awkward_strings_are_canonical_too() -> None:
+    """Every string of an event is encoded as RFC 8785 says, checked against an independent
+    implementation: quotes, escapes, control characters, astral and line-separator characters."""
+    odd = 'q"uote\\back\nline\ttab \u00e9\u4e2d\U0001f600 \u2028 \x01\x1f </script>'
+    chain = AuditChain()
+    event = chain.append(
+        event_id="evt_" + odd,
+        type="type." + odd,
+        actor=odd,
+        at=0,
+        resource_id="doc_" + odd,
+        related=(),
+        data={odd: [odd, 1, True, None], "z": {"b": 1, "a": odd}},
+    )
+    body = orjson.loads(event.raw)
+    assert (body["actor"], body["seq"], body["at"]) == (odd, 1, "1970-01-01T00:00:00Z")
+    assert event.raw == rfc8785.dumps(body)
+    unhashed = {k: v for k, v in body.items() if k != "hash"}
+    assert event.hash == hashlib.sha256(rfc8785.dumps(unhashed)).hexdigest()
+
+
 def test_stored_bytes_take_about_their_length() -> None:
     chain = AuditChain()
     append(chain, 10)

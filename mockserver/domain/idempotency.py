@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, final
+from typing import Any, Final, final
 
 import orjson
 
@@ -68,11 +68,21 @@ def check_key(key: str) -> str:
 def fingerprint(method: str, region: str, path: str, body: bytes) -> bytes:
     """A digest of what the request asks for. A JSON body is canonicalised (sorted keys, no
     whitespace), so key order and formatting do not matter; any other body counts as bytes."""
+    return fingerprint_and_value(method, region, path, body)[0]
+
+
+def fingerprint_and_value(method: str, region: str, path: str, body: bytes) -> tuple[bytes, Any]:
+    """`fingerprint`, and the body's JSON value (NOT_JSON if it is not JSON): the handler of a
+    keyed request need not parse its body again."""
     try:
-        canonical = b"json:" + orjson.dumps(orjson.loads(body), option=orjson.OPT_SORT_KEYS)
+        value = orjson.loads(body)
+        canonical = b"json:" + orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except orjson.JSONDecodeError:
-        canonical = b"raw:" + body
-    return hashlib.sha256(f"{method} {region} {path}\n".encode() + canonical).digest()
+        value, canonical = NOT_JSON, b"raw:" + body
+    return hashlib.sha256(f"{method} {region} {path}\n".encode() + canonical).digest(), value
+
+
+NOT_JSON: Final = object()  # `fingerprint_and_value` of a body that is not JSON
 
 
 @final

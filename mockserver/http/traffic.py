@@ -30,7 +30,7 @@ from mockserver.domain.ratelimit import ANONYMOUS_PLAN, Verdict
 from mockserver.errors import ApiError, BadRequest, RateLimited
 from mockserver.store import Store
 
-from .body import MAX_BODY
+from .body import MAX_BODY, PARSED_BODY_KEY
 from .context import OPERATION_KEY, PRINCIPAL_KEY, REGION_KEY, principal_for
 from .headers import first_header
 from .journal_layer import RULE_KEY
@@ -216,7 +216,11 @@ class Traffic:
             return Ticket(self.store, scope, receive, body, None, scope_key)
         account = self.store.accounts.get(principal.account_id)
         region = scope.get(REGION_KEY) or (account.default_region if account else "")
-        fingerprint = idempotency.fingerprint(scope["method"], region, scope["path"], body)
+        fingerprint, value = idempotency.fingerprint_and_value(
+            scope["method"], region, scope["path"], body
+        )
+        if type(value) is dict:  # what the handler would parse from these very bytes
+            scope[PARSED_BODY_KEY] = (body, value)
         if mine is None:  # the key had a kept result: look again, the body took time
             record = records.lookup(scope_key, self.store.clock.now())
             if record is None:
