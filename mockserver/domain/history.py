@@ -17,7 +17,7 @@ from array import array
 from pathlib import Path
 from typing import Any
 
-from mockserver import clock, seed_cache
+from mockserver import clock, memory, seed_cache
 from mockserver.ids import IdFactory
 
 from . import views
@@ -198,6 +198,10 @@ class SeededHistory:
             finally:
                 if enabled:
                     gc.enable()
+            if sum(len(log) for log in self._logs.values()) >= COLLECT_AFTER:
+                # The scratch of the build (or of reading the cache) is freed, but malloc
+                # keeps what sits under the survivors: 85 MiB on the 100k seed.
+                memory.release_free_memory()
         return self._logs[region]
 
     def _cached(self) -> dict[str, SeededLog] | None:
