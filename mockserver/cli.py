@@ -119,6 +119,7 @@ def _run(args: argparse.Namespace) -> int:
             port=args.port,
             log_level=args.log_level,
             access_log=False,
+            date_header=False,  # the app sends `Date`, from the mock clock (http/exchange.py)
             **options,
         )
     return 0

@@ -8,9 +8,11 @@ UTC, with whole seconds.
 from __future__ import annotations
 
 import functools
+import math
 import re
 import time
 from datetime import UTC, datetime
+from typing import final
 
 
 class Clock:
@@ -118,6 +120,42 @@ def _format_seconds(seconds: int) -> str:
     if _FIRST_SECOND <= seconds <= _LAST_SECOND:
         return time.strftime(_RFC3339, time.gmtime(seconds))
     return datetime.fromtimestamp(seconds, UTC).strftime(_RFC3339)
+
+
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+@final
+class _HttpDate:
+    """The `Date` header of the latest second asked for: every response renders one, and in a
+    frozen clock's test run it is the same second again and again."""
+
+    __slots__ = ("seconds", "value")
+
+    def __init__(self) -> None:
+        self.seconds = _FIRST_SECOND - 1
+        self.value = b""
+
+    def render(self, epoch: float) -> bytes:
+        seconds = min(max(math.floor(epoch), _FIRST_SECOND), _LAST_SECOND)  # years 1 to 9999
+        if seconds != self.seconds:
+            t = time.gmtime(seconds)
+            self.value = (
+                f"{_WEEKDAYS[t.tm_wday]}, {t.tm_mday:02d} {_MONTHS[t.tm_mon - 1]} {t.tm_year:04d} "
+                f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d} GMT"
+            ).encode()
+            self.seconds = seconds
+        return self.value
+
+
+_http_date = _HttpDate()
+
+
+def http_date(epoch: float) -> bytes:
+    """An HTTP `Date` value (RFC 9110 IMF-fixdate, e.g. `Thu, 15 Jan 2026 09:00:00 GMT`) of the
+    whole second, in English whatever the locale; clamped to the years 1 to 9999."""
+    return _http_date.render(epoch)
 
 
 # RFC 3339 allows a leap second, `23:59:60`; Unix time (and datetime) has none, so it is read

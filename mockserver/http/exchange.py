@@ -3,13 +3,14 @@ middleware layers, as one.
 
 In the order the layers ran, for each message the app sends:
 1. the pipeline's step: `X-Request-Id` after the app's headers, the idempotency ticket keeps
-   the response (headers with the id, without the rate-limit ones), then the rate-limit headers;
+   the response (headers with the id, without the rate-limit ones), then the rate-limit headers
+   and `Date` (the mock clock's second when the request came in; a replay gets its own);
 2. the journal's: the status, headers and body as they are now (before gzip);
 3. GZipMiddleware's identity path (clients that do not accept gzip): the start is held until
    the first body, and gets `Vary: Accept-Encoding` when that body is at least the minimum
    size or more follows, unless the response is one that GZipMiddleware leaves alone.
 
-A replayed idempotent response skips step 1: it was stored with its headers.
+A replayed idempotent response skips step 1 but for `Date`: it was stored with its headers.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class Exchange:
         "_body_started",
         "_held",
         "_passing",
+        "date",
         "entry",
         "id_header",
         "rate_headers",
@@ -43,9 +45,15 @@ class Exchange:
     )
 
     def __init__(
-        self, send: Send, entry: Entry | None, vary_size: int | None, id_header: tuple[bytes, bytes]
+        self,
+        send: Send,
+        entry: Entry | None,
+        vary_size: int | None,
+        id_header: tuple[bytes, bytes],
+        date: tuple[bytes, bytes],
     ) -> None:
         self.send = send
+        self.date = date  # `Date`, last on every response, replays too: never kept
         self.entry = entry
         self.vary_size = vary_size  # None: no identity step (gzip's responder is outside)
         self.id_header = id_header
@@ -67,7 +75,9 @@ class Exchange:
                 headers = [*message.get("headers", []), self.id_header]
                 if ticket is not None:
                     ticket.started(message["status"], headers)
-                message["headers"] = headers + self.rate_headers
+                message["headers"] = [*headers, *self.rate_headers, self.date]
+            else:
+                message["headers"] = [*message.get("headers", []), self.date]
             if entry is not None:
                 entry.status = message["status"]
                 entry.response_headers = tuple(message.get("headers", ()))
@@ -113,6 +123,7 @@ class Exchange:
         if ticket is not None:
             ticket.started(status, headers)
         headers += self.rate_headers
+        headers.append(self.date)
         entry = self.entry
         if entry is not None:
             entry.status = status

@@ -21,6 +21,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mockserver.clock import http_date
 from mockserver.errors import ApiError, InternalError
 from mockserver.journal import Entry, Journal
 from mockserver.store import Store
@@ -97,7 +98,13 @@ class Pipeline:
         request_id = store.request_ids.new("req_")
         scope[REQUEST_ID_KEY] = request_id
         scope[STORE_KEY] = store
-        exchange = Exchange(send, entry, vary, (b"x-request-id", request_id.encode()))
+        exchange = Exchange(
+            send,
+            entry,
+            vary,
+            (b"x-request-id", request_id.encode()),
+            (b"date", http_date(store.clock.now())),
+        )
         try:
             admission: Admission | None = None
             if not path.startswith(CONTROL_PLANE):

@@ -46,6 +46,7 @@ class LiveServer:
             app,
             log_level="warning",
             access_log=False,
+            date_header=False,  # the app sends `Date`, from the mock clock
             lifespan="on" if lifespan else "off",
             **options,
         )
