@@ -18,8 +18,6 @@ replayed to the app) only when some rule matches on bodies.
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
-from email.utils import format_datetime
 from time import perf_counter
 from typing import Any
 from urllib.parse import parse_qsl
@@ -27,6 +25,7 @@ from urllib.parse import parse_qsl
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mockserver.clock import http_date
 from mockserver.errors import ApiError
 from mockserver.scenarios.engine import MISSING, RequestView, ScenarioEngine
 from mockserver.scenarios.model import ERROR_TYPES, Deprecation, Rule
@@ -153,8 +152,8 @@ async def _buffer(receive: Receive) -> tuple[bytes | None, Receive]:
 def _deprecation_headers(item: Deprecation | None) -> Headers:
     if item is None:
         return []
-    sunset = format_datetime(datetime.fromtimestamp(item.sunset, UTC), usegmt=True)
-    headers = [(b"deprecation", f"@{item.deprecation}".encode()), (b"sunset", sunset.encode())]
+    deprecation = f"@{item.deprecation}".encode()
+    headers = [(b"deprecation", deprecation), (b"sunset", http_date(item.sunset))]
     if item.link:
         headers.append((b"link", f'<{item.link}>; rel="deprecation"'.encode()))
     return headers
