@@ -45,9 +45,11 @@ async def request(
     headers: list[tuple[bytes, bytes]] | None = None,
     chunks: list[bytes] | None = None,
     pause: Pause | None = None,
+    scope_headers: Any = None,
 ) -> Answer:
     """Send one request to `path` (decoded, as ASGI has it); `chunks` arrive one by one, with
-    `pause` after the first."""
+    `pause` after the first. `scope_headers`, when given, is the scope's headers as they are
+    (any shape), instead of `Host: mock` and `headers`."""
     pending = list(chunks or [b""])
     messages: list[Message] = []
 
@@ -73,7 +75,9 @@ async def request(
         "raw_path": quote(path).encode(),
         "root_path": "",
         "query_string": query,
-        "headers": [(b"host", b"mock"), *(headers or [])],
+        "headers": [(b"host", b"mock"), *(headers or [])]
+        if scope_headers is None
+        else scope_headers,
         "client": ("127.0.0.1", 50000),
         "server": ("mock", 80),
     }

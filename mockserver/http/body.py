@@ -9,6 +9,8 @@ from starlette.requests import ClientDisconnect, Request
 
 from mockserver.errors import BadRequest, PayloadTooLarge
 
+from .headers import pairs
+
 MAX_BODY = 1024 * 1024
 # In the scope of a keyed request: (its body, that body's JSON object), left by the idempotency
 # fingerprint (`http.traffic`), which parsed it already.
@@ -17,7 +19,7 @@ PARSED_BODY_KEY = "mock.parsed_body"
 
 async def read_json_object(request: Request, *, max_bytes: int = MAX_BODY) -> dict[str, Any]:
     """The body as a JSON object; 413 over `max_bytes`, 400 when absent or not a JSON object."""
-    declared, content_type = _length_and_type(request.scope["headers"])
+    declared, content_type = _length_and_type(pairs(request.scope.get("headers") or []))
     if declared is not None and declared.isdigit() and int(declared) > max_bytes:
         raise PayloadTooLarge(f"Request body exceeds the limit of {max_bytes} bytes.")
     media = content_type.split(";", 1)[0].strip().lower()

@@ -15,7 +15,7 @@ from __future__ import annotations
 from starlette.middleware.gzip import DEFAULT_EXCLUDED_CONTENT_TYPES
 from starlette.types import Message, Scope
 
-from .headers import first_header
+from .headers import RawHeaders, first_header, pairs
 
 _EXCLUDED = frozenset(t.partition(";")[0].strip().lower() for t in DEFAULT_EXCLUDED_CONTENT_TYPES)
 
@@ -30,18 +30,26 @@ def _left_alone(message: Message) -> bool:
     """Responses the identity responder passes through untouched."""
     if message["status"] == 206:
         return True
-    content_type: bytes | None = None
-    for name, value in message["headers"]:
-        if name == b"content-encoding":
-            return True
-        if name == b"content-type" and content_type is None:
-            content_type = value
+    encoded, content_type = _encoding_and_type(pairs(message["headers"]))
+    if encoded:
+        return True
     excluded = _EXCLUDED_BY_VALUE.get(content_type)
     if excluded is None:
         excluded = _excluded(content_type)
         if len(_EXCLUDED_BY_VALUE) < 256:  # the app sends a handful of content types
             _EXCLUDED_BY_VALUE[content_type] = excluded
     return excluded
+
+
+def _encoding_and_type(headers: RawHeaders) -> tuple[bool, bytes | None]:
+    """Whether a Content-Encoding header is present, and the first Content-Type value."""
+    content_type: bytes | None = None
+    for name, value in headers:
+        if name == b"content-encoding":
+            return True, content_type
+        if name == b"content-type" and content_type is None:
+            content_type = value
+    return False, content_type
 
 
 def _excluded(content_type: bytes | None) -> bool:

@@ -32,7 +32,7 @@ from mockserver.store import Store
 
 from .body import MAX_BODY, PARSED_BODY_KEY
 from .context import OPERATION_KEY, PRINCIPAL_KEY, REGION_KEY, principal_for
-from .headers import first_header
+from .headers import credential_headers, first_header
 from .journal_layer import RULE_KEY
 
 if TYPE_CHECKING:
@@ -133,13 +133,7 @@ class Traffic:
 
     def admit(self, scope: Scope, path: str) -> Admission:
         """Count the request; raise RateLimited (with the headers) when its window is full."""
-        authorization: bytes | None = None
-        keys: list[str] = []
-        for name, value in scope["headers"]:
-            if name == b"authorization":
-                authorization = value
-            elif name == b"idempotency-key":
-                keys.append(value.decode("latin-1"))
+        authorization, keys = credential_headers(scope)
         principal = None
         if authorization is not None and not _credential_free(path):
             principal = self._principal(authorization)
