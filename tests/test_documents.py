@@ -106,6 +106,10 @@ def test_create_validation(api: httpx.Client, body: dict[str, object], param: st
         ("\x85\xa0\u2028", 422),
         ("\x1e", 201),  # a control character is no whitespace (str.strip() thinks it is)
         ("\ufeff", 201),
+        ("\u3000x", 201),  # whitespace first, then a character that is not
+        ("\t\u205f\u1680 .", 201),
+        (" \u2029 \u202f", 422),
+        ("\U0001f600", 201),
     ],
 )
 def test_blank_means_unicode_whitespace_only(api: httpx.Client, title: str, status: int) -> None:

@@ -22,6 +22,9 @@ EMAIL_MAX = 254
 WHITESPACE = r"\t\n\x0b\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 NOT_BLANK_PATTERN = f"[^{WHITESPACE}]"
 _NOT_BLANK = re.compile(NOT_BLANK_PATTERN)
+# The same characters as a set: a string whose first character is not one of them is not blank,
+# which is the usual case and answers without the regex.
+_WHITESPACE_CHARS = frozenset(c for c in map(chr, range(0x3001)) if not _NOT_BLANK.match(c))
 _EMAIL = re.compile(EMAIL_PATTERN)
 MAX_SAFE_INT = 2**53 - 1
 
@@ -58,13 +61,20 @@ def string(value: Any, param: str, *, max_len: int, min_len: int = 1) -> str:
     """A string of min_len..max_len characters."""
     if not isinstance(value, str):
         raise ValidationError(f"'{param}' must be a string, not {type_name(value)}.", param=param)
-    if len(value) < min_len or (min_len > 0 and _NOT_BLANK.search(value) is None):
+    if len(value) < min_len or (min_len > 0 and _blank(value)):
         raise ValidationError(f"'{param}' must not be empty.", param=param)
     if len(value) > max_len:
         raise ValidationError(
             f"'{param}' must be at most {max_len} characters (got {len(value)}).", param=param
         )
     return value
+
+
+def _blank(value: str) -> bool:
+    """Whether `value` holds only whitespace (an empty string does)."""
+    if value and value[0] not in _WHITESPACE_CHARS:
+        return False
+    return _NOT_BLANK.search(value) is None
 
 
 def choice(value: Any, param: str, allowed: Iterable[str]) -> str:
