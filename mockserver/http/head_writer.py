@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any, Final, final
+from typing import Any, Final, cast, final
 
 from starlette.types import Message, Send
 
@@ -83,12 +83,21 @@ def _render(headers: object, lines: list[bytes]) -> int:
     content-length that is not a count, anything but a list of pairs of bytes."""
     if type(headers) is not list:
         return NOT_PLAIN
+    try:
+        return _render_pairs(cast(list[object], headers), lines)
+    except TypeError:  # compiled: a pair that is not two bytes objects (see _render_pairs)
+        return NOT_PLAIN
+
+
+def _render_pairs(headers: list[object], lines: list[bytes]) -> int:
+    """`_render` of a list. Its names and values are read as bytes, which compiled code checks
+    (raising TypeError) and then compares natively; the explicit checks are for the source."""
     values: list[bytes] = []
     length = NO_LENGTH
     for item in headers:
         if type(item) is not tuple or len(item) != 2:
             return NOT_PLAIN
-        name, value = item
+        name, value = cast(tuple[bytes, bytes], item)
         if type(name) is not bytes or type(value) is not bytes or not _plain_name(name):
             return NOT_PLAIN
         if name == b"content-length":
