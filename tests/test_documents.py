@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+import sys
 
 import httpx
 import orjson
 import pytest
+
+from mockserver.domain.validation import NOT_BLANK_PATTERN
 
 from .test_auth import assert_envelope
 
@@ -185,3 +188,12 @@ def test_delete_under_hold_or_retention_is_409(
 def test_unknown_document_is_404(both: httpx.Client) -> None:
     assert_envelope(both.get("/v1/documents/doc_nope"), 404, "not_found")
     assert_envelope(both.delete("/v1/documents/doc_nope"), 404, "not_found")
+
+
+def test_white_space_is_within_what_isspace_accepts() -> None:
+    # validation._blank skips the regex when str.isspace() refuses the first character: sound
+    # only while every character of the published class is one isspace() accepts.
+    blank = re.compile(NOT_BLANK_PATTERN)
+    spaces = [c for c in map(chr, range(sys.maxunicode + 1)) if not blank.match(c)]
+    assert len(spaces) == 25
+    assert all(c.isspace() for c in spaces)
