@@ -313,7 +313,7 @@ class Player:
         if r < 0.8:
             body = {
                 "url": self.rng.choice(
-                    ["http://127.0.0.1:9/hooks", "https://example.com/x", "ftp://nope"]
+                    ["http://127.0.0.1:9/hooks", "https://127.0.0.1:9/x", "ftp://nope"]
                 ),
                 "events": self.rng.choice([["*"], ["document.locked"], [], ["bogus.event"]]),
             }
