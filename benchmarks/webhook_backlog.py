@@ -46,7 +46,7 @@ from .servers import HOST, KEY, Http, Server
 
 DELIVERIES = 1_000
 DAY = 86_400
-ENDPOINTS_MAX = 16  # per account and environment (mockserver.domain.webhooks.ENDPOINTS_MAX)
+ENDPOINTS_MAX = 16  # per account and environment (mockserver.webhooks.endpoints.ENDPOINTS_MAX)
 VAULT = "vault_mock_us"
 LAYOUTS = ("endpoints16", "endpoint1", "heads1000")
 RECEIVERS = ("500", "refused")

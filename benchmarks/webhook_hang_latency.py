@@ -17,11 +17,11 @@ import time
 
 import httpx
 
-from mockserver.config import Settings
-from mockserver.domain.webhooks import ENDPOINTS_MAX
-from mockserver.http.app import create_app
+from mockserver.core.config import Settings
 from mockserver.testing.live import LiveServer
 from mockserver.testing.receiver import HANG, WebhookReceiver
+from mockserver.web.app import create_app
+from mockserver.webhooks.endpoints import ENDPOINTS_MAX
 
 KEY = {"Authorization": "Bearer sk_test_mock_full"}
 

@@ -1,5 +1,5 @@
 """`python -m mockserver` runs the command line."""
 
-from mockserver.cli import main
+from mockserver.cli.main import main
 
 raise SystemExit(main())

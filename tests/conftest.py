@@ -12,11 +12,11 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from mockserver import seed_cache
-from mockserver.config import Settings
-from mockserver.http.app import create_app
+from mockserver.core.config import Settings
+from mockserver.seeds import cache as seed_cache
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.live import LiveServer
+from mockserver.web.app import create_app
 
 FULL = "sk_test_mock_full"
 READONLY = "sk_test_mock_readonly"

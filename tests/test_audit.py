@@ -10,7 +10,7 @@ import httpx
 import pytest
 import rfc8785
 
-from mockserver.domain.audit import first_broken_link
+from mockserver.audit.chain import first_broken_link
 
 from .conftest import EU, LIVE, auth
 from .test_auth import assert_envelope

@@ -10,7 +10,7 @@ import tracemalloc
 import orjson
 import rfc8785
 
-from mockserver.domain.audit import AuditChain, first_broken_link
+from mockserver.audit.chain import AuditChain, first_broken_link
 
 DATA = {"title": "Mutual NDA", "metadata": {"kind": "nda", "amount": 12000}, "note": "x" * 600}
 

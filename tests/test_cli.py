@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mockserver.cli import main
-from mockserver.resources import default_seed_path
+from mockserver.cli.main import main
+from mockserver.core.resources import default_seed_path
 
 MOCKSERVER = [sys.executable, "-m", "mockserver"]
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mockserver.clock import format_ts, parse_ts
+from mockserver.core.clock import format_ts, parse_ts
 
 FIRST, LAST = -62_135_596_800, 253_402_300_799  # 0001-01-01T00:00:00Z, 9999-12-31T23:59:59Z
 

@@ -23,12 +23,12 @@ import httpx
 import pytest
 from starlette.responses import Response
 
-from mockserver.config import Settings
-from mockserver.http import core_api
-from mockserver.http.app import create_app
-from mockserver.http.context import Call, endpoint
-from mockserver.http.render import json_response
+from mockserver.core.config import Settings
 from mockserver.testing.live import LiveServer
+from mockserver.web import core_api
+from mockserver.web.app import create_app
+from mockserver.web.context import Call, endpoint
+from mockserver.web.render import json_response
 
 from .openapi_helpers import without_pending
 

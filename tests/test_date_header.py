@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from mockserver.clock import http_date, parse_ts
+from mockserver.core.clock import http_date, parse_ts
 
 START = "Thu, 15 Jan 2026 09:00:00 GMT"  # the frozen clock's default start
 BODY = {"title": "Dated", "vault_id": "vault_mock_us"}

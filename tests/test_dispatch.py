@@ -9,7 +9,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.routing import Match, Route
 
-from mockserver.http.routes import RouteTable, v1_routes
+from mockserver.web.routes import RouteTable, v1_routes
 
 PATHS = [
     "/v1/whoami",

@@ -1,4 +1,4 @@
-"""mockserver.http.exchange: the fused response path sends, for every kind of response, what
+"""mockserver.web.exchange: the fused response path sends, for every kind of response, what
 the three layers it replaces sent: Starlette's GZipMiddleware's identity path (the same messages,
 headers in the same order), with the request id and rate-limit headers the pipeline adds."""
 
@@ -13,7 +13,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mockserver.http.exchange import Exchange
+from mockserver.web.exchange import Exchange
 
 SIZE = 1024
 BIG = b"x" * 3000

@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.applications import Starlette
 
-from mockserver.config import Settings
-from mockserver.http.app import create_app
+from mockserver.core.config import Settings
+from mockserver.web.app import create_app
 
 from .asgi_helpers import Answer, request
 from .conftest import EU, FULL, LIVE, READONLY, REVOKED

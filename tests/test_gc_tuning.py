@@ -1,4 +1,4 @@
-"""The collector tuning of `mockserver run` (mockserver/gc_tuning.py) rests on one fact: the
+"""The collector tuning of `mockserver run` (mockserver/serving/gc_tuning.py) rests on one fact: the
 mock makes no cyclic garbage, so freezing survivors never strands memory. These tests keep it
 true: a world build, and a mix of requests over a real socket (errors, writes, the lifecycle,
 gzip, exports, resets), leave nothing for the collector to find. If one fails, a change made
@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from starlette.applications import Starlette
 
-from mockserver.config import Settings
-from mockserver.http.app import create_app
+from mockserver.core.config import Settings
 from mockserver.testing.live import LiveServer
+from mockserver.web.app import create_app
 
 KEY = {"Authorization": "Bearer sk_test_mock_full", "Content-Type": "application/json"}
 
@@ -110,9 +110,9 @@ def test_serving_makes_no_cyclic_garbage(collector_paused: None) -> None:
 
 PROBE = """
 import gc, json
-from mockserver.config import Settings
-from mockserver.gc_tuning import GEN0, tune_for_serving
-from mockserver.http.app import create_app
+from mockserver.core.config import Settings
+from mockserver.serving.gc_tuning import GEN0, tune_for_serving
+from mockserver.web.app import create_app
 
 app = create_app(Settings(clock_mode="frozen"))
 store = app.state.store
@@ -145,7 +145,7 @@ def test_tuning_freezes_the_seed_each_world_and_survivors() -> None:
 def test_young_collections_are_paced_by_requests(collector_paused: None) -> None:
     """With the allocation counter still (the collector paused here), a young collection runs
     after every `every` HTTP requests, and other scopes do not count."""
-    from mockserver.gc_tuning import PacedCollection
+    from mockserver.serving.gc_tuning import PacedCollection
 
     served: list[str] = []
 

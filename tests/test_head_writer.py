@@ -16,8 +16,8 @@ import pytest
 import uvicorn
 from starlette.types import Message, Receive, Scope, Send
 
-from mockserver.http import head_writer
-from mockserver.transport.one_write import one_write_protocol
+from mockserver.serving import head_writer
+from mockserver.serving.one_write import one_write_protocol
 
 Headers = list[tuple[bytes, bytes]]
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from mockserver.config import Settings
-from mockserver.domain.history import SeededHistory
-from mockserver.http.app import create_app
-from mockserver.resources import default_seed_path
+from mockserver.core.config import Settings
+from mockserver.core.resources import default_seed_path
+from mockserver.seeds.history import SeededHistory
 from mockserver.testing.inprocess import inprocess_client
+from mockserver.web.app import create_app
 
 FULL = {"Authorization": "Bearer sk_test_mock_full"}
 NEW_DOCUMENT = {"title": "After the history", "vault_id": "vault_mock_us"}

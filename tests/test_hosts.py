@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mockserver.http.hosts import host_region
+from mockserver.web.hosts import host_region
 
 from .conftest import EU, FULL, LIVE, auth
 from .test_auth import assert_envelope

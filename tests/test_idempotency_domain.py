@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from mockserver.core.errors import BadRequest
 from mockserver.domain.idempotency import (
     EXPIRE_BATCH,
     RETENTION,
@@ -13,7 +14,6 @@ from mockserver.domain.idempotency import (
     is_kept,
     scope_of,
 )
-from mockserver.errors import BadRequest
 
 T0 = 1_768_467_600.0
 K = scope_of("acct", "sandbox", "key-1")

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from mockserver.ids import ALPHABET, IdFactory, _indices
+from mockserver.core.ids import ALPHABET, IdFactory, _indices
 
 
 @pytest.mark.parametrize("seed", [0, 1, 7, 2024])

@@ -10,10 +10,10 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from mockserver.config import Settings
-from mockserver.http.app import create_app
+from mockserver.core.config import Settings
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.receiver import WebhookReceiver
+from mockserver.web.app import create_app
 from tests.conftest import FULL, auth
 
 UI = "/_mock/ui"

@@ -20,10 +20,10 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from mockserver.config import Settings
-from mockserver.http.app import create_app
+from mockserver.core.config import Settings
 from mockserver.testing.live import LiveServer
 from mockserver.testing.receiver import WebhookReceiver
+from mockserver.web.app import create_app
 from tests.conftest import auth
 
 playwright_sync = pytest.importorskip("playwright.sync_api")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from mockserver.config import Settings
-from mockserver.http.app import create_app
-from mockserver.journal import BODY_LIMIT
+from mockserver.core.config import Settings
+from mockserver.engine.journal import BODY_LIMIT
 from mockserver.testing.inprocess import inprocess_client
+from mockserver.web.app import create_app
 
 from .conftest import READONLY, auth
 from .test_auth import assert_envelope

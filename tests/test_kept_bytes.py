@@ -1,6 +1,6 @@
 """What the mock keeps for a long time is kept at its size: orjson's output sits in a block of
 about 4 KiB whatever its length, so bytes that are stored (an idempotent replay, a document's
-rendering, the journal, a webhook envelope) are copied out of it (mockserver/kept_bytes.py),
+rendering, the journal, a webhook envelope) are copied out of it (mockserver/core/kept_bytes.py),
 and a kept response is one bytes object (http/traffic.py `pack_response`)."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import orjson
 import pytest
 from starlette.applications import Starlette
 
-from mockserver.config import Settings
-from mockserver.http.app import create_app
-from mockserver.http.traffic import pack_head, pack_response, unpack_response
-from mockserver.kept_bytes import dumps_kept, kept
+from mockserver.core.config import Settings
+from mockserver.core.kept_bytes import dumps_kept, kept
 from mockserver.testing.inprocess import inprocess_client
+from mockserver.web.app import create_app
+from mockserver.web.traffic import pack_head, pack_response, unpack_response
 
 from .conftest import auth
 
@@ -101,7 +101,7 @@ def test_rendered_documents_keep_no_oversized_buffers(unlimited: Starlette) -> N
 
 
 def test_the_journal_keeps_bodies_at_their_size_without_copying_those_already_so() -> None:
-    from mockserver.journal import BODY_LIMIT, Entry
+    from mockserver.engine.journal import BODY_LIMIT, Entry
 
     rendered = dumps_kept({"a": "b" * 100})
     entry = Entry(1, 0.0, "GET", "/v1/x", "", ())

@@ -11,9 +11,9 @@ LAZY = ("httpx", "jsonschema", "jinja2", "faker")
 
 PROGRAM = f"""
 import sys
-import mockserver.cli
-from mockserver.config import Settings
-from mockserver.http.app import create_app
+import mockserver.cli.main
+from mockserver.core.config import Settings
+from mockserver.web.app import create_app
 
 app = create_app(Settings(clock_mode="frozen"))
 app.state.store.world("acct_mock_us", "sandbox")
@@ -29,8 +29,8 @@ def test_serving_imports_none_of_the_optional_libraries_until_used() -> None:
 
 
 def test_each_is_made_by_its_first_use() -> None:
-    from mockserver.http.inspector.web import _templates
     from mockserver.scenarios.loader import _validator
+    from mockserver.web.inspector.web import _templates
 
     assert _validator().schema["type"] == "object"
     assert _templates().env.filters["pretty"] is not None

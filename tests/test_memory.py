@@ -1,4 +1,4 @@
-"""Freed C-heap memory goes back to the system after a big build (`mockserver.memory`)."""
+"""Freed C-heap memory goes back to the system after a big build (`mockserver.core.memory`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from mockserver import memory
+from mockserver.core import memory
 
 
 def _resident_mib() -> float:

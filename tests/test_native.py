@@ -17,10 +17,10 @@ from mockserver import native
 SCRIPT = r"""
 import json, sys
 from mockserver import native
-from mockserver.config import Settings
-from mockserver.http.app import create_app
+from mockserver.core.config import Settings
+from mockserver.web.app import create_app
 from mockserver.testing.inprocess import inprocess_client
-import mockserver.http.pipeline as pipeline
+import mockserver.web.pipeline as pipeline
 
 auth = {"Authorization": "Bearer sk_test_mock_full"}
 doc = {"title": "NDA", "vault_id": "vault_mock_us", "metadata": {"kind": "nda", "n": 1}}
@@ -90,7 +90,7 @@ def test_a_current_build_is_used(fake_build: Path) -> None:
 
 def test_a_changed_source_makes_the_build_stale(fake_build: Path) -> None:
     recorded = native.digests()
-    recorded["mockserver.http.pipeline"] = "0" * 64
+    recorded["mockserver.web.pipeline"] = "0" * 64
     fake_build.write_text(json.dumps(recorded))
     assert native.status() == "stale"
 
@@ -120,7 +120,7 @@ def test_a_stale_build_loads_every_compiled_module_from_its_source() -> None:
         spec = finder.find_spec(module, None)
         assert spec is not None
         assert spec.origin == str(native.source_of(module))
-    assert finder.find_spec("mockserver.cli", None) is None
+    assert finder.find_spec("mockserver.cli.main", None) is None
     assert all(native.source_of(m).is_file() for m in native.MODULES)
 
 

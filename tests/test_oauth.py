@@ -14,7 +14,7 @@ from authlib.common.security import generate_token
 from authlib.integrations.requests_client import OAuth2Session, OAuthError
 from starlette.applications import Starlette
 
-from mockserver.clock import Clock
+from mockserver.core.clock import Clock
 from mockserver.domain.models import READ_SCOPES, SCOPES
 from mockserver.testing.live import LiveServer
 

@@ -11,11 +11,11 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from mockserver.config import Settings
-from mockserver.errors import SeedError
-from mockserver.http.app import create_app
-from mockserver.seeds import load_seed_text
+from mockserver.core.config import Settings
+from mockserver.core.errors import SeedError
+from mockserver.seeds.loader import load_seed_text
 from mockserver.testing.inprocess import inprocess_client
+from mockserver.web.app import create_app
 
 from .oauth_helpers import AUTHORIZE, TOKEN, bearer, oauth_error, redirected
 

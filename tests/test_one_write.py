@@ -1,4 +1,4 @@
-"""`OneWrite` (mockserver/transport/one_write.py): the writes of one loop step leave as one."""
+"""`OneWrite` (mockserver/serving/one_write.py): the writes of one loop step leave as one."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mockserver.transport.one_write import OneWrite, one_write_protocol
+from mockserver.serving.one_write import OneWrite, one_write_protocol
 
 from .conftest import auth
 

@@ -14,14 +14,14 @@ import jsonschema
 import pytest
 from openapi_spec_validator import validate
 
-from mockserver.cli import main
-from mockserver.config import Settings
+from mockserver.cli.main import main
+from mockserver.core.config import Settings
+from mockserver.core.resources import default_seed_path
 from mockserver.domain.models import DOCUMENT_STATUSES, REGIONS, SCOPES, Limits
 from mockserver.domain.validation import EMAIL_PATTERN
-from mockserver.http.app import create_app
-from mockserver.resources import default_seed_path
-from mockserver.seeds import load_seed
+from mockserver.seeds.loader import load_seed
 from mockserver.testing.inprocess import inprocess_client
+from mockserver.web.app import create_app
 
 from .conftest import READONLY, auth
 from .oauth_helpers import CHALLENGE, CLIENT_ID, VERIFIER, authorize, bearer, exchange, redirected

@@ -22,12 +22,12 @@ def test_wheel_ships_the_seed_and_finds_it(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         assert "mockserver/_data/seeds/default.yaml" in archive.namelist()
         # the inspector's templates and static files are package data, not Python modules
-        assert "mockserver/http/inspector/templates/base.html" in archive.namelist()
-        assert "mockserver/http/inspector/static/inspector.js" in archive.namelist()
+        assert "mockserver/web/inspector/templates/base.html" in archive.namelist()
+        assert "mockserver/web/inspector/static/inspector.js" in archive.namelist()
         archive.extractall(site)
     probe = (
-        "from mockserver.resources import default_seed_path; "
-        "from mockserver.seeds import load_seed; p = default_seed_path(); "
+        "from mockserver.core.resources import default_seed_path; "
+        "from mockserver.seeds.loader import load_seed; p = default_seed_path(); "
         "load_seed(p); print(p)"
     )
     result = subprocess.run(

@@ -11,13 +11,13 @@ import pytest
 import uvicorn
 from starlette.applications import Starlette
 
-from mockserver.cli import main
-from mockserver.clock import parse_ts
-from mockserver.config import Settings
-from mockserver.http.app import create_app
-from mockserver.resources import default_seed_path
-from mockserver.seeds import load_seed
+from mockserver.cli.main import main
+from mockserver.core.clock import parse_ts
+from mockserver.core.config import Settings
+from mockserver.core.resources import default_seed_path
+from mockserver.seeds.loader import load_seed
 from mockserver.testing.inprocess import inprocess_client
+from mockserver.web.app import create_app
 
 from .conftest import EU, FULL, LIVE, READONLY, REVOKED, auth
 from .oauth_helpers import TOKEN, bearer, token_for

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from mockserver.config import Settings
-from mockserver.http.app import create_app
+from mockserver.core.config import Settings
 from mockserver.testing.inprocess import inprocess_client
+from mockserver.web.app import create_app
 
 from .conftest import READONLY, auth
 from .scenario_helpers import load

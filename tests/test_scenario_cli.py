@@ -8,13 +8,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mockserver.cli import main
-from mockserver.config import Settings
-from mockserver.http.app import create_app
-from mockserver.resources import default_seed_path
+from mockserver.cli.main import main
+from mockserver.core.config import Settings
+from mockserver.core.resources import default_seed_path
 from mockserver.scenarios.loader import load_scenario_text
 from mockserver.scenarios.replay import Runner
 from mockserver.testing.inprocess import inprocess_client
+from mockserver.web.app import create_app
 
 from .test_cli import MOCKSERVER, free_port
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from mockserver.config import Settings
-from mockserver.http.app import create_app
+from mockserver.core.config import Settings
+from mockserver.domain.store import Store
 from mockserver.scenarios.engine import Fault, ForcedLimit, ScenarioEngine
 from mockserver.scenarios.loader import load_scenario_text
 from mockserver.scenarios.matching import PathPattern, contains, first_difference
-from mockserver.store import Store
+from mockserver.web.app import create_app
 
 FAULTS = """
 name: faults

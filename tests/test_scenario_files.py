@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 import yaml
 
-from mockserver.cli import main
-from mockserver.resources import data_dir
+from mockserver.cli.main import main
+from mockserver.core.resources import data_dir
 from mockserver.scenarios.loader import load_scenario
 from mockserver.scenarios.schema import SCENARIO_SCHEMA
 

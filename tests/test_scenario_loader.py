@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mockserver.errors import ScenarioError
+from mockserver.core.errors import ScenarioError
 from mockserver.scenarios.loader import load_scenario, load_scenario_text, looks_like_seed
 
 GOOD = """\

@@ -8,7 +8,7 @@ from time import perf_counter
 import httpx
 import pytest
 
-from mockserver.http import faults
+from mockserver.web import faults
 
 from .conftest import EU, READONLY, auth
 from .scenario_helpers import create_doc, load

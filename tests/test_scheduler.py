@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from mockserver.clock import FrozenClock
-from mockserver.scheduler import BATCH_MAX, Scheduler, Work
+from mockserver.core.clock import FrozenClock
+from mockserver.core.scheduler import BATCH_MAX, Scheduler, Work
 
 
 def make() -> tuple[FrozenClock, Scheduler, list[tuple[str, int, float]]]:

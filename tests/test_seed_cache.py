@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from mockserver import seed_cache, seeds
-from mockserver.config import Settings
+from mockserver.core.config import Settings
+from mockserver.core.errors import SeedError
+from mockserver.core.resources import default_seed_path
 from mockserver.domain.models import SeedData
-from mockserver.errors import SeedError
-from mockserver.http.app import create_app
-from mockserver.resources import default_seed_path
+from mockserver.seeds import cache as seed_cache
+from mockserver.seeds import loader as seeds
 from mockserver.testing.inprocess import inprocess_client
+from mockserver.web.app import create_app
 
 
 def seed_copy(tmp_path: Path, name: str = "seed.yaml") -> Path:

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mockserver.errors import SeedError
-from mockserver.seedgen import generate_seed
-from mockserver.seeds import _DECODER, _fast_object, _NotJson, load_seed_text, parse_yaml
+from mockserver.core.errors import SeedError
+from mockserver.seeds.generate import generate_seed
+from mockserver.seeds.loader import _DECODER, _fast_object, _NotJson, load_seed_text, parse_yaml
 
 
 def exact(obj: str) -> tuple[bool, Any]:

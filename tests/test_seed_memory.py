@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from mockserver.resources import default_seed_path
-from mockserver.seeds import load_seed
+from mockserver.core.resources import default_seed_path
+from mockserver.seeds.loader import load_seed
 
 
 def test_repeated_strings_are_one_object_each() -> None:

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from mockserver import seed_validation
-from mockserver.seed_validation import Invalid, email
+from mockserver.seeds import validation as seed_validation
+from mockserver.seeds.validation import Invalid, email
 
 
 def test_a_remembered_address_is_the_interned_one() -> None:

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from mockserver.clock import parse_ts
-from mockserver.config import DEFAULT_START_TIME
+from mockserver.core.clock import parse_ts
+from mockserver.core.config import DEFAULT_START_TIME
 from mockserver.domain import views
 from mockserver.domain.conditions import parse
 from mockserver.domain.models import DOCUMENT_STATUSES, SeedData, Workflow
-from mockserver.seedgen import faker_version, generate_seed
-from mockserver.seeds import load_seed_text
+from mockserver.seeds.generate import faker_version, generate_seed
+from mockserver.seeds.loader import load_seed_text
 
 DEFAULT_SEED = Path(__file__).resolve().parents[1] / "seeds" / "default.yaml"
 START = int(parse_ts(DEFAULT_START_TIME))

@@ -18,7 +18,7 @@ from mockserver.domain.models import (
     Workflow,
     WorkflowStep,
 )
-from mockserver.domain.seeding import shifted
+from mockserver.seeds.world import shifted
 
 TIMES = {"created_at", "signed_at", "decided_at"}
 VERSIONS = [DocumentVersion(1, "a", 5), DocumentVersion(2, "b", 9)]

@@ -11,8 +11,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mockserver.clock import parse_ts
-from mockserver.config import DEFAULT_START_TIME
+from mockserver.core.clock import parse_ts
+from mockserver.core.config import DEFAULT_START_TIME
+from mockserver.core.errors import SeedError
 from mockserver.domain.models import (
     DOCUMENT_STATUSES,
     READ_SCOPES,
@@ -21,9 +22,8 @@ from mockserver.domain.models import (
     Workflow,
     WorkflowStep,
 )
-from mockserver.errors import SeedError
-from mockserver.seedgen import generate_seed
-from mockserver.seeds import load_seed, load_seed_text, parse_yaml
+from mockserver.seeds.generate import generate_seed
+from mockserver.seeds.loader import load_seed, load_seed_text, parse_yaml
 
 DEFAULT_SEED = Path(__file__).resolve().parents[1] / "seeds" / "default.yaml"
 SHA_A = "a" * 64

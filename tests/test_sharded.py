@@ -1,8 +1,8 @@
-"""The sharded index (mockserver/sharded.py) answers as a dict would, and spreads its keys."""
+"""The sharded index (mockserver/core/sharded.py) answers as a dict would, and spreads its keys."""
 
 from __future__ import annotations
 
-from mockserver.sharded import SHARDS, ShardedDict
+from mockserver.core.sharded import SHARDS, ShardedDict
 
 
 def test_it_maps_keys_as_a_dict_does() -> None:

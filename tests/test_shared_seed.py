@@ -14,10 +14,10 @@ import orjson
 import pytest
 from starlette.applications import Starlette
 
-from mockserver.config import Settings
+from mockserver.core.config import Settings
 from mockserver.domain import views
-from mockserver.http.app import create_app
 from mockserver.testing.inprocess import inprocess_client
+from mockserver.web.app import create_app
 
 from .conftest import EU, FULL, LIVE, auth
 

@@ -21,9 +21,9 @@ import trustme
 import uvicorn
 from starlette.applications import Starlette
 
+from mockserver.serving.certs import CERT_NAMES, make_test_certs
+from mockserver.serving.https_only import REFUSAL, HttpsOnlyProtocol, https_only
 from mockserver.testing.live import LiveServer
-from mockserver.transport.certs import CERT_NAMES, make_test_certs
-from mockserver.transport.https_only import REFUSAL, HttpsOnlyProtocol, https_only
 
 from .conftest import auth
 from .test_auth import assert_envelope
@@ -136,7 +136,7 @@ def test_tls_1_1_is_refused_by_the_server(
         context.maximum_version = ssl.TLSVersion.TLSv1_1
     context.set_ciphers("DEFAULT@SECLEVEL=0")  # so the client really offers TLS 1.1
     context.load_verify_locations(tls_server.ca_bundle)
-    caplog.set_level(logging.DEBUG, logger="mockserver.transport")
+    caplog.set_level(logging.DEBUG, logger="mockserver.serving")
     with connect(tls_server) as raw, pytest.raises(ssl.SSLError):
         context.wrap_socket(raw, server_hostname="localhost")
     # The refusal is the server's: it saw the 1.1 hello and declined it (asyncio closes without

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mockserver.core.ids import IdFactory
 from mockserver.domain.models import READ_SCOPES, SCOPES, Account, ApiKey, User
-from mockserver.ids import IdFactory
-from mockserver.store import Store
+from mockserver.domain.store import Store
 
 NAME_MAX = 200
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from mockserver.errors import AuthenticationError, PermissionDenied
-
-from .models import ApiKey
+from mockserver.core.errors import AuthenticationError, PermissionDenied
+from mockserver.domain.models import ApiKey
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .validation import json_type
+from mockserver.domain.validation import json_type
 
 __all__ = ["MAX_DEPTH", "MAX_LENGTH", "Condition", "ConditionSyntaxError", "parse"]
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mockserver.errors import Conflict, NotFound
-from mockserver.store import World
-
-from . import validation as v
-from . import vaults, views
-from .audit import SYSTEM
-from .models import DOCUMENT_STATUSES, Document, DocumentVersion, Limits
-from .pagination import CursorCodec, newest_first
+from mockserver.audit.chain import SYSTEM
+from mockserver.core.errors import Conflict, NotFound
+from mockserver.domain import validation as v
+from mockserver.domain import vaults, views
+from mockserver.domain.models import DOCUMENT_STATUSES, Document, DocumentVersion, Limits
+from mockserver.domain.pagination import CursorCodec, newest_first
+from mockserver.domain.store import World
 
 PAGES_KEPT = 256  # rendered pages a region keeps (a deep walk renders one per page)
 

@@ -30,7 +30,7 @@ from typing import Any, Final, final
 
 import orjson
 
-from mockserver.errors import BadRequest, Conflict
+from mockserver.core.errors import BadRequest, Conflict
 
 RETENTION = 24 * 3600  # seconds of mock time
 EXPIRE_BATCH = 4  # expired records dropped per lookup at most: more than one arrives per lookup

@@ -21,11 +21,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from mockserver.errors import AuthenticationError, BadRequest
-from mockserver.ids import IdFactory
-
-from .auth import Principal, mask
-from .models import SCOPES, Account, OAuthClient, User
+from mockserver.core.errors import AuthenticationError, BadRequest
+from mockserver.core.ids import IdFactory
+from mockserver.domain.auth import Principal, mask
+from mockserver.domain.models import SCOPES, Account, OAuthClient, User
 
 CODE_PREFIX = "oac_"
 TOKEN_PREFIX = "oat_"

@@ -18,10 +18,9 @@ import hmac
 from collections.abc import Mapping
 from urllib.parse import unquote_plus
 
-from mockserver.errors import AuthenticationError
-
-from .models import OAuthClient
-from .oauth import (
+from mockserver.core.errors import AuthenticationError
+from mockserver.domain.models import OAuthClient
+from mockserver.domain.oauth import (
     PKCE_VALUE,
     TOKEN_PREFIX,
     AccessToken,

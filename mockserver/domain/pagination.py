@@ -15,7 +15,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
-from mockserver.errors import ValidationError
+from mockserver.core.errors import ValidationError
 
 
 class Listed(Protocol):

@@ -6,9 +6,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mockserver.errors import ValidationError
-
-from .models import Limits
+from mockserver.core.errors import ValidationError
+from mockserver.domain.models import Limits
 
 # An address `<EMAIL>`: the whole string must match (the OpenAPI document anchors it too).
 EMAIL_PATTERN = (

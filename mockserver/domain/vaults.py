@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mockserver.errors import NotFound, ValidationError
-from mockserver.store import World
-
-from . import validation as v
-from . import views
-from .models import REGIONS, Limits, Member, Vault
+from mockserver.core.errors import NotFound, ValidationError
+from mockserver.domain import validation as v
+from mockserver.domain import views
+from mockserver.domain.models import REGIONS, Limits, Member, Vault
+from mockserver.domain.store import World
 
 
 def create(

@@ -13,10 +13,9 @@ from typing import Any
 
 import orjson
 
-from mockserver.clock import format_ts
-from mockserver.kept_bytes import dumps_kept
-
-from .models import ENCRYPTION, Document, ExportJob, Vault, Workflow
+from mockserver.core.clock import format_ts
+from mockserver.core.kept_bytes import dumps_kept
+from mockserver.domain.models import ENCRYPTION, Document, ExportJob, Vault, Workflow
 
 
 def vault_created(vault: Vault) -> dict[str, Any]:

@@ -17,13 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mockserver.errors import Conflict, NotFound, ValidationError
-from mockserver.store import World
-
-from . import documents, views
-from . import validation as v
-from .conditions import MAX_LENGTH, ConditionSyntaxError, parse
-from .models import DECISIONS, Document, Limits, Workflow, WorkflowStep
+from mockserver.core.errors import Conflict, NotFound, ValidationError
+from mockserver.domain import documents, views
+from mockserver.domain import validation as v
+from mockserver.domain.conditions import MAX_LENGTH, ConditionSyntaxError, parse
+from mockserver.domain.models import DECISIONS, Document, Limits, Workflow, WorkflowStep
+from mockserver.domain.store import World
 
 COMMENT_MAX = 2000
 

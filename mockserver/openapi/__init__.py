@@ -17,6 +17,6 @@ indent, a trailing newline), so the two are byte-identical for the same limits.
 
 from __future__ import annotations
 
-from .document import build_document, document_bytes
+from mockserver.openapi.document import build_document, document_bytes
 
 __all__ = ["build_document", "document_bytes"]

@@ -8,12 +8,11 @@ import orjson
 
 from mockserver import __version__
 from mockserver.domain.models import SCOPES, Limits
-
-from .paths import paths
-from .requests import body_schemas, parameter_components
-from .resources import resource_schemas
-from .responses import error_schemas, header_components, response_components
-from .webhooks import webhook_schemas, webhooks
+from mockserver.openapi.paths import paths
+from mockserver.openapi.requests import body_schemas, parameter_components
+from mockserver.openapi.resources import resource_schemas
+from mockserver.openapi.responses import error_schemas, header_components, response_components
+from mockserver.openapi.webhooks import webhook_schemas, webhooks
 
 DESCRIPTION = """\
 A stateful, deterministic mock of the Document, Vault, Workflow and Audit REST API (v1).

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .fields import Schema, ref
-from .requests import path_param, query, token_form
-from .resources import EXPORT_ID
-from .responses import OAUTH_CODES, error_response, success
+from mockserver.openapi.fields import Schema, ref
+from mockserver.openapi.requests import path_param, query, token_form
+from mockserver.openapi.resources import EXPORT_ID
+from mockserver.openapi.responses import OAUTH_CODES, error_response, success
 
 Operation = dict[str, Any]
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .fields import ref
-from .keyless import keyless_paths
-from .requests import AUDIT_FILTERS, DOCUMENT_FILTERS, path_param
-from .resources import DOC_ID, EXPORT_ID, VAULT_ID, WEBHOOK_ID, WORKFLOW_ID
-from .responses import errors, header, json_content, success
+from mockserver.openapi.fields import ref
+from mockserver.openapi.keyless import keyless_paths
+from mockserver.openapi.requests import AUDIT_FILTERS, DOCUMENT_FILTERS, path_param
+from mockserver.openapi.resources import DOC_ID, EXPORT_ID, VAULT_ID, WEBHOOK_ID, WORKFLOW_ID
+from mockserver.openapi.responses import errors, header, json_content, success
 
 Operation = dict[str, Any]
 

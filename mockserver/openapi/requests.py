@@ -11,16 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from mockserver.audit.exports import PERIOD_PATTERN
 from mockserver.domain.conditions import MAX_LENGTH as CONDITION_MAX
-from mockserver.domain.exports import PERIOD_PATTERN
 from mockserver.domain.idempotency import MAX_KEY_LENGTH
 from mockserver.domain.models import DECISIONS, DOCUMENT_STATUSES, REGIONS, Limits
 from mockserver.domain.oauth import PKCE_VALUE
 from mockserver.domain.validation import MAX_SAFE_INT
-from mockserver.domain.webhooks import EVENT_TYPES, EVENTS_MAX
 from mockserver.domain.workflows import COMMENT_MAX
-
-from .fields import EMAIL_INPUT, Schema, enum, nullable, obj, string
+from mockserver.openapi.fields import EMAIL_INPUT, Schema, enum, nullable, obj, string
+from mockserver.webhooks.endpoints import EVENT_TYPES, EVENTS_MAX
 
 ID_MAX = 255  # ids in bodies: the handlers take any string up to this, then look it up
 BMP_ONLY = "^[\\u0000-\\uFFFF]*$"  # metadata keys stay in the Basic Multilingual Plane

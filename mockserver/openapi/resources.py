@@ -7,7 +7,7 @@ lets the service add fields and tells clients to ignore them. Enums come from th
 
 from __future__ import annotations
 
-from mockserver.domain.exports import CSV_COLUMNS
+from mockserver.audit.exports import CSV_COLUMNS
 from mockserver.domain.models import (
     DECISIONS,
     DOCUMENT_STATUSES,
@@ -17,8 +17,7 @@ from mockserver.domain.models import (
     SCOPES,
     WORKFLOW_STATUSES,
 )
-
-from .fields import (
+from mockserver.openapi.fields import (
     EMAIL_OUTPUT,
     METADATA_VALUE,
     SHA256,

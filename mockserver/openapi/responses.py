@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mockserver.errors import (
+from mockserver.core.errors import (
     ApiError,
     AuthenticationError,
     BadRequest,
@@ -25,9 +25,8 @@ from mockserver.errors import (
     RateLimited,
     ValidationError,
 )
-
-from .fields import Schema, obj, ref
-from .resources import REQUEST_ID, const
+from mockserver.openapi.fields import Schema, obj, ref
+from mockserver.openapi.resources import REQUEST_ID, const
 
 ERRORS: tuple[type[ApiError], ...] = (
     BadRequest,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .fields import EMAIL_OUTPUT, TIMESTAMP, Schema, obj, ref
-from .resources import DOC_ID, EVENT_ID, VAULT_ID, const
+from mockserver.openapi.fields import EMAIL_OUTPUT, TIMESTAMP, Schema, obj, ref
+from mockserver.openapi.resources import DOC_ID, EVENT_ID, VAULT_ID, const
 
 # Event types and the schema of their `data` (DESIGN sections 4 and 6).
 DOCUMENT_EVENTS = (

@@ -14,13 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mockserver.core.errors import ApiError, NotFound, ScenarioError
 from mockserver.domain import documents, vaults, workflows
 from mockserver.domain import validation as v
 from mockserver.domain.models import ApiKey, Document
-from mockserver.errors import ApiError, NotFound, ScenarioError
-from mockserver.store import Store, World
-
-from .model import Action, Scenario
+from mockserver.domain.store import Store, World
+from mockserver.scenarios.model import Action, Scenario
 
 # Adds a webhook endpoint: (world, spec, now). Set by the webhooks feature when it is present.
 WebhookSetup = Callable[[World, dict[str, Any], int], None]

@@ -20,14 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mockserver.clock import format_ts
-from mockserver.errors import ScenarioError
-from mockserver.scheduler import Timer
-from mockserver.store import Store
-
-from .actions import Applier, Checker, WebhookSetup
-from .matching import contains, map_matches
-from .model import Deprecation, Rule, Scenario, TimelineEntry, WebhookFault
+from mockserver.core.clock import format_ts
+from mockserver.core.errors import ScenarioError
+from mockserver.core.scheduler import Timer
+from mockserver.domain.store import Store
+from mockserver.scenarios.actions import Applier, Checker, WebhookSetup
+from mockserver.scenarios.matching import contains, map_matches
+from mockserver.scenarios.model import Deprecation, Rule, Scenario, TimelineEntry, WebhookFault
 
 log = logging.getLogger("mockserver")
 

@@ -1,7 +1,7 @@
 """Scenario files: YAML text -> JSON Schema -> the checks a schema cannot say -> `Scenario`.
 
 Every problem is a `ScenarioError` reported as `file:line: path: message`. The line comes from
-the same node walk the seed loader uses (`mockserver.yaml_lines`): jsonschema names the
+the same node walk the seed loader uses (`mockserver.seeds.yaml_lines`): jsonschema names the
 offending node by its path, and the path is looked up in the composed YAML.
 
 Scenario YAML is read with YAML 1.2's booleans (only true/false; `on`, `yes`, `no` stay
@@ -19,12 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from mockserver.clock import parse_ts
-from mockserver.errors import ScenarioError
-from mockserver.yaml_lines import PathT, StrictLoader, read_source, yaml_error, yaml_load
-
-from .matching import PathPattern, PatternError
-from .model import (
+from mockserver.core.clock import parse_ts
+from mockserver.core.errors import ScenarioError
+from mockserver.scenarios.matching import PathPattern, PatternError
+from mockserver.scenarios.model import (
     ERROR_TYPES,
     Action,
     ClockSpec,
@@ -38,7 +36,8 @@ from .model import (
     TimelineEntry,
     WebhookFault,
 )
-from .schema import SCENARIO_SCHEMA
+from mockserver.scenarios.schema import SCENARIO_SCHEMA
+from mockserver.seeds.yaml_lines import PathT, StrictLoader, read_source, yaml_error, yaml_load
 
 if TYPE_CHECKING:
     import jsonschema

@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mockserver.errors import ScenarioError
-from mockserver.yaml_lines import PathT, line_of
-
-from .matching import PathPattern
+from mockserver.core.errors import ScenarioError
+from mockserver.scenarios.matching import PathPattern
+from mockserver.seeds.yaml_lines import PathT, line_of
 
 # The error type of an injected status when the rule names none (api-v1.md section 7).
 ERROR_TYPES = {

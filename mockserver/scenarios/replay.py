@@ -15,8 +15,8 @@ from typing import Any
 
 import httpx
 
-from .matching import ANY, first_difference
-from .model import Scenario, Step
+from mockserver.scenarios.matching import ANY, first_difference
+from mockserver.scenarios.model import Scenario, Step
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _WHOLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}\Z")

@@ -18,9 +18,9 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 
-from mockserver.transport.certs import TlsFiles, make_test_certs
-from mockserver.transport.https_only import https_only
-from mockserver.transport.one_write import one_write_protocol
+from mockserver.serving.certs import TlsFiles, make_test_certs
+from mockserver.serving.https_only import https_only
+from mockserver.serving.one_write import one_write_protocol
 
 
 class LiveServer:

@@ -23,12 +23,11 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from mockserver.config import DEFAULT_RANDOM_SEED, Settings
-from mockserver.http.app import create_app
-from mockserver.store import Store
-
-from .inprocess import inprocess_client
-from .live import LiveServer
+from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
+from mockserver.domain.store import Store
+from mockserver.testing.inprocess import inprocess_client
+from mockserver.testing.live import LiveServer
+from mockserver.web.app import create_app
 
 FULL_KEY = "sk_test_mock_full"
 

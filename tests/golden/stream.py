@@ -49,8 +49,8 @@ SEEDED_DOCS = (
 
 
 def _app() -> Any:
-    from mockserver.config import Settings
-    from mockserver.http.app import create_app
+    from mockserver.core.config import Settings
+    from mockserver.web.app import create_app
 
     return create_app(Settings(clock_mode="frozen", random_seed=424242))
 

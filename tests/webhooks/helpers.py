@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import stripe
 
-from mockserver.clock import parse_ts
+from mockserver.core.clock import parse_ts
 from mockserver.testing.receiver import Received
 
 START = int(parse_ts("2026-01-15T09:00:00Z"))  # the frozen clock's start

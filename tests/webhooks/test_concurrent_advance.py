@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from mockserver import scheduler
-from mockserver.config import Settings
-from mockserver.domain.webhook_deliveries import RETRY_OFFSETS
-from mockserver.http.app import create_app
+from mockserver.core import scheduler
+from mockserver.core.config import Settings
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.receiver import WebhookReceiver, closed_port
+from mockserver.web.app import create_app
+from mockserver.webhooks.deliveries import RETRY_OFFSETS
 from tests.conftest import auth
 
 from .helpers import advance, deliveries, new_document, register, settle, t_of

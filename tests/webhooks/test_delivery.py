@@ -12,8 +12,8 @@ import httpx
 import pytest
 import stripe
 
-from mockserver.domain.webhooks import EVENT_TYPES
 from mockserver.testing.receiver import WebhookReceiver, closed_port
+from mockserver.webhooks.endpoints import EVENT_TYPES
 from tests.conftest import EU, LIVE, auth
 
 from .helpers import (

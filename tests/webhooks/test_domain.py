@@ -9,7 +9,8 @@ import itertools
 import pytest
 import stripe
 
-from mockserver.domain.webhook_deliveries import (
+from mockserver.core.errors import ValidationError
+from mockserver.webhooks.deliveries import (
     RETRY_CAP,
     RETRY_OFFSETS,
     RETRY_WINDOW,
@@ -19,8 +20,7 @@ from mockserver.domain.webhook_deliveries import (
     Journal,
     retry_offsets,
 )
-from mockserver.domain.webhooks import check_events, check_url, envelope, signature_header
-from mockserver.errors import ValidationError
+from mockserver.webhooks.endpoints import check_events, check_url, envelope, signature_header
 
 
 def test_the_retry_schedule() -> None:

@@ -12,11 +12,11 @@ from typing import Any
 import httpx
 import pytest
 
-from mockserver.config import Settings
-from mockserver.domain.webhooks import ENDPOINTS_MAX, EVENT_TYPES
-from mockserver.http.app import create_app
+from mockserver.core.config import Settings
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.receiver import closed_port
+from mockserver.web.app import create_app
+from mockserver.webhooks.endpoints import ENDPOINTS_MAX, EVENT_TYPES
 from tests.conftest import EU, LIVE, READONLY, auth
 from tests.test_auth import assert_envelope
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mockserver.domain.webhook_deliveries import RETRY_CAP, RETRY_OFFSETS
 from mockserver.testing.receiver import closed_port
+from mockserver.webhooks.deliveries import RETRY_CAP, RETRY_OFFSETS
 from tests.webhooks.helpers import deliveries, new_document, register, settle
 
 README = Path(__file__).resolve().parents[2] / "README.md"

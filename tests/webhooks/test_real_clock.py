@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import httpx
 
-from mockserver.clock import format_ts, parse_ts
-from mockserver.config import Settings
-from mockserver.http.app import create_app
+from mockserver.core.clock import format_ts, parse_ts
+from mockserver.core.config import Settings
 from mockserver.testing.live import LiveServer
 from mockserver.testing.receiver import WebhookReceiver
+from mockserver.web.app import create_app
 from tests.conftest import auth
 
 from .helpers import deliveries, new_document, register, settle

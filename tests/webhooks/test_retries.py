@@ -11,10 +11,10 @@ import json
 import httpx
 from starlette.applications import Starlette
 
-from mockserver.clock import format_ts as _ts
-from mockserver.domain.webhook_deliveries import RETRY_OFFSETS
+from mockserver.core.clock import format_ts as _ts
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.receiver import HANG, HOLD, WebhookReceiver, closed_port
+from mockserver.webhooks.deliveries import RETRY_OFFSETS
 from tests.conftest import auth
 from tests.test_auth import assert_envelope
 

@@ -1,0 +1,5 @@
+"""The command line: `mockserver run`, `validate`, `replay` and the rest."""
+
+from mockserver.cli.main import main
+
+__all__ = ["main"]

@@ -1,0 +1,64 @@
+"""The scenario side of the command line: `validate` of either kind of file, `replay`, `schema`.
+
+`cli.py` parses arguments and maps load errors to exit codes; this module does the work, so
+that the scenario commands stay in one place.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
+
+
+def validate_file(path: Path) -> str:
+    """Check a seed or a scenario (told apart by content); LoadError if it is bad. Its kind."""
+    from mockserver.scenarios.loader import load_scenario, looks_like_seed
+    from mockserver.seeds.loader import load_seed
+
+    try:
+        text = path.read_text("utf-8-sig", errors="replace")
+    except OSError:
+        text = ""  # the loader reports the unreadable file with its own message
+    if looks_like_seed(text):
+        load_seed(path)
+        return "seed"
+    load_scenario(path)
+    return "scenario"
+
+
+def replay(
+    path: Path,
+    *,
+    seed: Path | None = None,
+    random_seed: int = DEFAULT_RANDOM_SEED,
+    start_time: str | None = None,
+) -> int:
+    """Run the scenario's steps on a fresh in-process server with a frozen clock: one line per
+    step, then `N passed, N failed`. Exit status 0 only if every step passed."""
+    from mockserver.scenarios.loader import load_scenario
+    from mockserver.scenarios.replay import Runner
+    from mockserver.testing.inprocess import inprocess_client
+    from mockserver.web.app import create_app
+
+    scenario = load_scenario(path)  # a bad file raises before any server is built
+    settings = Settings(
+        seed_path=seed, clock_mode="frozen", random_seed=random_seed, start_time=start_time
+    )
+    app = create_app(settings)
+    app.state.scenarios.load(scenario)
+    with inprocess_client(app, base_url="http://mockserver", timeout=60) as client:
+        ok = Runner(client, scenario).run(lambda line: print(line, flush=True))
+    return 0 if ok else 1
+
+
+def print_schema(kind: str) -> int:
+    from mockserver.scenarios.schema import SCENARIO_SCHEMA
+
+    if kind != "scenario":
+        print(f"mockserver: no schema named '{kind}' (have: scenario)", file=sys.stderr)
+        return 2
+    print(json.dumps(SCENARIO_SCHEMA, indent=2))
+    return 0

@@ -1,0 +1,116 @@
+"""Every error the mock raises, and how each maps to a status or an exit code.
+
+    Exception
+     +-- ApiError                     status, type: one error envelope of api-v1.md section 7
+     |    +-- BadRequest              400 bad_request
+     |    |    +-- PayloadTooLarge    413 bad_request
+     |    +-- AuthenticationError     401 authentication_error
+     |    +-- PermissionDenied        403 permission_error
+     |    +-- NotFound                404 not_found
+     |    +-- Conflict                409 conflict
+     |    +-- ValidationError         422 validation_error
+     |    +-- RateLimited             429 rate_limit_error
+     |    +-- InternalError           500 api_error
+     +-- LoadError                    a seed or scenario file is bad: `file:line: message`, exit 2
+          +-- SeedError
+          +-- ScenarioError
+
+Only `mockserver.web.render` turns an ApiError into a response body.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class ApiError(Exception):
+    """An error answered in the service's envelope."""
+
+    status: ClassVar[int] = 500
+    type: ClassVar[str] = "api_error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        param: str | None = None,
+        headers: dict[str, str] | None = None,
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param = param
+        self.headers = headers or {}
+        self.code = code
+
+
+class BadRequest(ApiError):
+    status = 400
+    type = "bad_request"
+
+
+class PayloadTooLarge(BadRequest):
+    status = 413
+
+
+class AuthenticationError(ApiError):
+    status = 401
+    type = "authentication_error"
+
+
+class PermissionDenied(ApiError):
+    status = 403
+    type = "permission_error"
+
+
+class NotFound(ApiError):
+    status = 404
+    type = "not_found"
+
+    @classmethod
+    def resource(cls, kind: str, ident: str, *, param: str | None = None) -> NotFound:
+        """The one not-found error for every resource kind."""
+        return cls(f"No such {kind}: '{ident}'", param=param)
+
+
+class Conflict(ApiError):
+    status = 409
+    type = "conflict"
+
+
+class ValidationError(ApiError):
+    status = 422
+    type = "validation_error"
+
+    def __init__(self, message: str, *, param: str, **kwargs: object) -> None:
+        super().__init__(message, param=param, **kwargs)  # type: ignore[arg-type]
+
+
+class RateLimited(ApiError):
+    status = 429
+    type = "rate_limit_error"
+
+
+class InternalError(ApiError):
+    status = 500
+    type = "api_error"
+
+
+class LoadError(Exception):
+    """A bad seed or scenario file; the CLI prints it and exits with `exit_code`."""
+
+    exit_code: ClassVar[int] = 2
+
+    def __init__(self, file: str, line: int, message: str) -> None:
+        super().__init__(f"{file}:{line}: {message}")
+        self.file = file
+        self.line = line
+        self.message = message
+
+
+class SeedError(LoadError):
+    pass
+
+
+class ScenarioError(LoadError):
+    pass

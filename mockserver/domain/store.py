@@ -1,0 +1,350 @@
+"""All the state of one mock instance, partitioned by (account, environment) and region.
+
+`Store` holds the credentials, the scheduler and builds a `World` per (account, environment) on
+first use from the seed, so a reset is just dropping the worlds. Worlds share the seeded objects
+(`Pristine`, built once per store) and copy one only before its first change
+(`World.writable_document`, `writable_workflow`), so a world costs its indexes, not its objects.
+Within a world, `RegionData` keeps what lives in one data centre, its audit chain included:
+residency is a lookup in the routed region. Seeded times are shifted so the seed's reference
+time is the clock's start.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from bisect import bisect_left
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from mockserver.audit.chain import AuditChain
+from mockserver.audit.event import AuditEvent
+from mockserver.core.clock import Clock, parse_ts
+from mockserver.core.config import DEFAULT_START_TIME
+from mockserver.core.ids import IdFactory
+from mockserver.core.scheduler import Scheduler
+from mockserver.core.sharded import ShardedDict
+from mockserver.domain.idempotency import IdempotencyStore
+from mockserver.domain.models import (
+    REGIONS,
+    Account,
+    ApiKey,
+    Document,
+    EnvironmentSeed,
+    ExportJob,
+    Limits,
+    SeedData,
+    Vault,
+    Workflow,
+    copy_document,
+    copy_workflow,
+)
+from mockserver.domain.oauth import OAuthState
+from mockserver.domain.pagination import CursorCodec
+from mockserver.domain.ratelimit import RateLimiter
+
+Listener = Callable[["World", AuditEvent, Mapping[str, Any]], None]
+
+
+class RegionData:
+    """Vaults, documents, workflows and the audit chain of one region, with list indexes."""
+
+    __slots__ = (
+        "audit",
+        "doc_order",
+        "docs_by_vault",
+        "documents",
+        "pages",
+        "vault_order",
+        "vaults",
+        "workflows",
+    )
+
+    def __init__(self) -> None:
+        self.vaults: dict[str, Vault] = {}
+        self.vault_order: list[Vault] = []
+        self.documents: ShardedDict[Document] = ShardedDict()  # one entry per document
+        self.doc_order: list[Document] = []  # ascending seq; soft-deleted ones stay
+        self.docs_by_vault: dict[str, list[Document]] = {}
+        self.workflows: dict[str, Workflow] = {}
+        self.audit = AuditChain()
+        # Rendered document pages by query: dropped whenever a document of the region is added
+        # or about to change (`index_document`, `World.writable_document`).
+        self.pages: dict[tuple[str | None, str | None, int, int | None], bytes] = {}
+
+    def index_vault(self, vault: Vault) -> None:
+        self.vaults[vault.id] = vault
+        self.vault_order.append(vault)
+        self.docs_by_vault[vault.id] = []
+
+    def index_document(self, doc: Document) -> None:
+        self.pages.clear()
+        self.documents[doc.id] = doc
+        self.doc_order.append(doc)
+        self.docs_by_vault[doc.vault_id].append(doc)
+
+
+def _swap(items: list[Document], old: Document, new: Document) -> None:
+    """Put `new` where `old` is in a list in ascending seq."""
+    index = bisect_left(items, old.seq, key=lambda d: d.seq)
+    while items[index] is not old:
+        index += 1
+    items[index] = new
+
+
+class Pristine:
+    """The seeded objects of one (account, environment), indexed as a world indexes them. Never
+    changed once built: worlds copy these indexes and share the objects."""
+
+    __slots__ = ("active_workflows", "locks", "regions", "seed", "seq")
+
+    def __init__(self, seed: EnvironmentSeed) -> None:
+        self.seed = seed  # the objects, in seed order
+        self.regions: dict[str, RegionData] = {name: RegionData() for name in REGIONS}
+        self.active_workflows: dict[str, str] = {}
+        self.seq = 0
+        self._add(seed.vaults, seed.documents, seed.workflows)
+        # (due, document) of each signed document's lock timer, by due; a stable sort keeps
+        # the file order of equal dues, the order they were scheduled (and run) in before.
+        # Scheduled in due order, each timer joins the scheduler's heap in one comparison.
+        self.locks = sorted(
+            (
+                (doc.signed_at + self.regions[doc.region].vaults[doc.vault_id].lock_after, doc)
+                for doc in seed.documents
+                if doc.status == "signed" and not doc.deleted and doc.signed_at is not None
+            ),
+            key=lambda lock: lock[0],
+        )
+
+    def install(self, world: World) -> None:
+        """Give a new world these objects: its own indexes, the objects shared."""
+        for name, source in self.regions.items():
+            target = world.regions[name]
+            target.vaults = dict(source.vaults)
+            target.vault_order = list(source.vault_order)
+            target.documents = source.documents.copy()
+            target.doc_order = list(source.doc_order)
+            target.docs_by_vault = {k: list(v) for k, v in source.docs_by_vault.items()}
+            target.workflows = dict(source.workflows)
+        world.active_workflows = dict(self.active_workflows)
+        world._seq = self.seq
+        world.pristine = self
+
+    def _add(self, vaults: list[Vault], docs: list[Document], workflows: list[Workflow]) -> None:
+        """Index seeded objects in the order a world adds them, numbering them as it would."""
+        for vault in vaults:
+            self.seq += 1
+            vault.seq = self.seq
+            self.regions[vault.region].index_vault(vault)
+        for doc in docs:
+            self.seq += 1
+            doc.seq = self.seq
+            self.regions[doc.region].index_document(doc)
+        for workflow in workflows:
+            self.seq += 1
+            workflow.seq = self.seq
+            self.regions[workflow.region].workflows[workflow.id] = workflow
+            if workflow.status == "in_progress":
+                self.active_workflows[workflow.document_id] = workflow.id
+
+
+class World:
+    """Everything one (account, environment) owns."""
+
+    __slots__ = (
+        "_seq",
+        "account",
+        "active_workflows",
+        "environment",
+        "exports",
+        "ids",
+        "listeners",
+        "pristine",
+        "regions",
+        "scheduler",
+    )
+
+    def __init__(
+        self,
+        account: Account,
+        environment: str,
+        ids: IdFactory,
+        scheduler: Scheduler,
+        listeners: list[Listener],
+    ) -> None:
+        self.account = account
+        self.environment = environment
+        self.ids = ids
+        self.scheduler = scheduler
+        self.listeners = listeners
+        self.regions: dict[str, RegionData] = {name: RegionData() for name in REGIONS}
+        self.exports: dict[str, ExportJob] = {}
+        self.active_workflows: dict[str, str] = {}  # document id -> in_progress workflow id
+        self._seq = 0
+        self.pristine: Pristine | None = None  # the seeded objects it shares, if any
+
+    @property
+    def home(self) -> RegionData:
+        """The account's default region: account-level resources write their audit here."""
+        return self.regions[self.account.default_region]
+
+    def next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def writable_document(self, doc: Document) -> Document:
+        """The world's own copy of `doc`, to change: a shared seeded document is copied into
+        every index first. Its rendered JSON is cleared, as the caller is about to change it,
+        and so are the region's rendered pages."""
+        region = self.regions[doc.region]
+        region.pages.clear()
+        doc = region.documents[doc.id]  # the current object, if the caller held an old one
+        if (
+            self.pristine is not None
+            and self.pristine.regions[doc.region].documents.get(doc.id) is doc
+        ):
+            copy = copy_document(doc)
+            region.documents[doc.id] = copy
+            _swap(region.doc_order, doc, copy)
+            _swap(region.docs_by_vault[doc.vault_id], doc, copy)
+            return copy
+        doc.summary_json = doc.detail_json = None
+        return doc
+
+    def writable_workflow(self, workflow: Workflow) -> Workflow:
+        """The world's own copy of `workflow`, to change (a shared seeded one is copied)."""
+        workflows = self.regions[workflow.region].workflows
+        workflow = workflows[workflow.id]
+        shared = self.pristine is not None and (
+            self.pristine.regions[workflow.region].workflows.get(workflow.id) is workflow
+        )
+        if shared:
+            workflow = workflows[workflow.id] = copy_workflow(workflow)
+        return workflow
+
+    def add_vault(self, vault: Vault) -> Vault:
+        vault.seq = self.next_seq()
+        self.regions[vault.region].index_vault(vault)
+        return vault
+
+    def add_document(self, doc: Document) -> Document:
+        doc.seq = self.next_seq()
+        self.regions[doc.region].index_document(doc)
+        return doc
+
+    def add_workflow(self, workflow: Workflow) -> Workflow:
+        workflow.seq = self.next_seq()
+        self.regions[workflow.region].workflows[workflow.id] = workflow
+        if workflow.status == "in_progress":
+            self.active_workflows[workflow.document_id] = workflow.id
+        return workflow
+
+    def record(
+        self,
+        region: str,
+        type: str,
+        actor: str,
+        at: int,
+        resource_id: str,
+        related: tuple[str, ...],
+        data: Mapping[str, Any],
+    ) -> AuditEvent:
+        """Write the one audit event of an action to the region's chain and publish it."""
+        event = self.regions[region].audit.append(
+            event_id=self.ids.new("evt_"),
+            type=type,
+            actor=actor,
+            at=at,
+            resource_id=resource_id,
+            related=related,
+            data=data,
+        )
+        for listener in self.listeners:
+            listener(self, event, data)
+        return event
+
+
+WorldLoader = Callable[[World, "Store"], None]
+
+
+class Store:
+    """Credentials, accounts, timers and worlds of one server; `reset` returns it to the seed."""
+
+    def __init__(
+        self,
+        seed: SeedData,
+        clock: Clock,
+        random_seed: int,
+        loader: WorldLoader | None = None,
+    ) -> None:
+        self.seed = seed
+        self.clock = clock
+        self.random_seed = random_seed
+        self.limits: Limits = seed.limits
+        reference = seed.reference_time
+        if reference is None:
+            reference = int(parse_ts(DEFAULT_START_TIME))
+        self.start = int(clock.now())  # where the seed's reference time lands
+        self.shift = self.start - reference  # added to every seeded time
+        self.secret = hashlib.sha256(f"mockserver:{random_seed}".encode()).digest()
+        self.cursors = CursorCodec(hashlib.sha256(b"cursor:" + self.secret).digest())
+        self.scheduler = Scheduler(clock)
+        self.listeners: list[Listener] = []
+        self.reset_hooks: list[Callable[[], None]] = []  # state kept beside the store (webhooks)
+        self.loader = loader  # fills a new world from the seed
+        self.export_worlds: dict[str, World] = {}  # export job id -> its world
+        self.history_cache: dict[tuple[str, str], Any] = {}  # immutable seeded audit chains
+        self.pristine: dict[tuple[str, str], Pristine] = {}  # seeded objects, shared by worlds
+        self.accounts: dict[str, Account] = {}
+        self.keys: dict[str, ApiKey] = {}
+        self.worlds: dict[tuple[str, str], World] = {}
+        self.oauth = OAuthState(seed.oauth_clients, random_seed)  # codes and tokens
+        self.request_ids = IdFactory(random_seed, "requests")
+        self.errors: list[BaseException] = []  # unexpected errors, for test harnesses to raise
+        self.rate_limits = RateLimiter()  # `enforce` is set from Settings by the app factory
+        self.idempotency = IdempotencyStore()
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to the seed: the clock at its start, credentials as seeded, no timers, worlds
+        rebuilt on next use, fresh id streams, empty rate windows and idempotency records;
+        then each reset hook."""
+        self.clock.reset()
+        self.scheduler.clear()
+        self.accounts = dict(self.seed.accounts)
+        self.keys = {k: dataclasses.replace(v) for k, v in self.seed.keys.items()}
+        self.worlds = {}
+        self.export_worlds = {}
+        self.oauth = OAuthState(self.seed.oauth_clients, self.random_seed)
+        self.request_ids = IdFactory(self.random_seed, "requests")
+        self.rate_limits.clear()
+        self.idempotency.clear()
+        for hook in self.reset_hooks:
+            hook()
+
+    def world(self, account_id: str, environment: str) -> World:
+        """The world of (account, environment), built from the seed on first use."""
+        key = (account_id, environment)
+        world = self.worlds.get(key)
+        if world is None:
+            ids = IdFactory(self.random_seed, f"{account_id}/{environment}")
+            world = World(
+                self.accounts[account_id], environment, ids, self.scheduler, self.listeners
+            )
+            self.worlds[key] = world
+            if self.loader is not None:
+                self.loader(world, self)
+            self.scheduler.run_due()  # seeded timers that fell due before first use
+        return world
+
+    def seeded_worlds(self) -> list[World]:
+        """Every world the seed defines or that exists now (building seeded ones)."""
+        keys = [
+            *self.seed.environments,
+            *(k for k in self.worlds if k not in self.seed.environments),
+        ]
+        return [self.world(*key) for key in keys if key[0] in self.accounts]
+
+    def now(self) -> int:
+        """The mock clock's time in whole seconds, as resources record it."""
+        return int(self.clock.now())

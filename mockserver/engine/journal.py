@@ -1,0 +1,204 @@
+"""The request journal: a ring of the latest API requests, for `GET /_mock/requests`.
+
+Recording must cost next to nothing on the hot path, so an entry is one small slotted object
+holding what the ASGI layer already has (header lists, body bytes cut at `BODY_LIMIT`); it is
+rendered to JSON only when someone reads the journal. The ring keeps memory bounded under any
+load (`Settings.journal_size`, 10,000 by default).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import orjson
+
+from mockserver.core.clock import format_ts
+from mockserver.core.kept_bytes import kept
+from mockserver.domain.auth import mask
+
+BODY_LIMIT = 16 * 1024
+
+# Tuples of bytes, not lists: the garbage collector stops tracking them, so a full ring of
+# 10,000 entries costs collections next to nothing.
+Headers = tuple[tuple[bytes, bytes], ...]
+
+
+def bearer_credential(headers: Headers) -> str | None:
+    """The token of the last `Authorization: Bearer <token>` header, or None."""
+    credential = None
+    for name, value in headers:
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").strip().partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                credential = token.strip()
+    return credential
+
+
+class Entry:
+    """One request and, once answered, its response."""
+
+    __slots__ = (
+        "_credential",
+        "_credential_read",
+        "at",
+        "duration",
+        "method",
+        "path",
+        "query",
+        "request_body",
+        "request_headers",
+        "request_size",
+        "response_body",
+        "response_headers",
+        "response_size",
+        "rule",
+        "seq",
+        "status",
+    )
+
+    def __init__(
+        self, seq: int, at: float, method: str, path: str, query: str, headers: Headers
+    ) -> None:
+        self.seq = seq
+        self.at = at
+        self.method = method
+        self.path = path
+        self.query = query
+        self.request_headers = headers
+        self._credential: str | None = None
+        self._credential_read = False
+        self.request_body = b""
+        self.request_size = 0
+        self.status: int | None = None
+        self.response_headers: Headers = ()
+        self.response_body = b""
+        self.response_size = 0
+        self.duration = 0.0
+        self.rule: str | None = None
+
+    @property
+    def credential(self) -> str | None:
+        """The bearer token of the request's (last) `Authorization` header, found on first
+        read rather than on the hot path."""
+        if not self._credential_read:
+            self._credential = bearer_credential(self.request_headers)
+            self._credential_read = True
+        return self._credential
+
+    @credential.setter
+    def credential(self, value: str | None) -> None:
+        self._credential = value
+        self._credential_read = True
+
+    def add_request_body(self, chunk: bytes) -> None:
+        if len(self.request_body) < BODY_LIMIT:  # bytes off the socket: already at their size
+            self.request_body += chunk[: BODY_LIMIT - len(self.request_body)]
+        self.request_size += len(chunk)
+
+    def add_response_body(self, chunk: bytes, at_size: bool = False) -> None:
+        """Keep (the first BODY_LIMIT bytes of) the body; `at_size`: `chunk` is stored at its
+        size already (a document's cached rendering), so a whole one is kept without a copy."""
+        if len(self.response_body) < BODY_LIMIT:
+            room = BODY_LIMIT - len(self.response_body)
+            if at_size and not self.response_body and len(chunk) <= room:
+                self.response_body = chunk
+            else:
+                self.response_body = kept(self.response_body + chunk[:room])
+        self.response_size += len(chunk)
+
+    def render(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "time": format_ts(self.at),
+            "method": self.method,
+            "path": self.path,
+            "query": self.query,
+            "key": None if self.credential is None else mask(self.credential),
+            "status": self.status,
+            "rule": self.rule,
+            "duration_ms": round(self.duration * 1000, 3),
+            "request": {
+                "headers": _headers(self.request_headers),
+                **_body(self.request_body, self.request_size),
+            },
+            "response": {
+                "headers": _headers(self.response_headers),
+                **_body(self.response_body, self.response_size),
+            },
+        }
+
+
+def _headers(pairs: Headers) -> dict[str, str]:
+    """Header names lower-case, repeated ones joined with ', ', credentials masked."""
+    out: dict[str, str] = {}
+    for raw_name, raw_value in pairs:
+        name = raw_name.decode("latin-1").lower()
+        value = raw_value.decode("latin-1")
+        if name == "authorization":
+            scheme, _, token = value.partition(" ")
+            value = f"{scheme} {mask(token.strip())}" if token else mask(value)
+        elif name == "x-mock-admin-token":
+            value = mask(value)
+        out[name] = f"{out[name]}, {value}" if name in out else value
+    return out
+
+
+def _body(data: bytes, size: int) -> dict[str, Any]:
+    """The body as JSON when it is whole JSON, else as text; `truncated` past BODY_LIMIT."""
+    body: Any = None
+    if data:
+        try:
+            body = orjson.loads(data) if size == len(data) else None
+        except orjson.JSONDecodeError:
+            body = None
+        if body is None:
+            body = data.decode("utf-8", "replace")
+    return {"body": body, "size": size, "truncated": size > len(data)}
+
+
+class Journal:
+    """A ring buffer of entries, newest last."""
+
+    def __init__(self, size: int) -> None:
+        self._entries: deque[Entry] = deque(maxlen=max(1, size))
+        self._seq = 0
+
+    def open(self, at: float, method: str, path: str, query: str, headers: Headers) -> Entry:
+        """Start recording a request; the caller fills in the rest as it happens."""
+        self._seq += 1
+        entry = Entry(self._seq, at, method, path, query, headers)
+        self._entries.append(entry)
+        return entry
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._seq = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def find(
+        self,
+        *,
+        method: str | None = None,
+        path: str | None = None,
+        status: int | None = None,
+        key: str | None = None,
+        limit: int = 100,
+    ) -> list[Entry]:
+        """Entries newest first that pass every given filter (`path` is a prefix)."""
+        found: list[Entry] = []
+        for entry in reversed(self._entries):
+            if method is not None and entry.method != method:
+                continue
+            if path is not None and not entry.path.startswith(path):
+                continue
+            if status is not None and entry.status != status:
+                continue
+            if key is not None and entry.credential != key:
+                continue
+            found.append(entry)
+            if len(found) >= limit:
+                break
+        return found

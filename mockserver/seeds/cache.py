@@ -1,0 +1,217 @@
+"""A cache of validated big seeds, so a 100k-document seed starts in about a second.
+
+Parsing and validating a 77 MB seed takes seconds of CPU, and the result depends only on the
+file's bytes and the code that reads it. So seeds of at least `MIN_BYTES` are pickled once
+validated, under `$XDG_CACHE_HOME/mockserver` (or `~/.cache/mockserver`), keyed by the sha256
+of the file's text, the mockserver, PyYAML, orjson and Python versions, and the source of the
+modules that read seeds: any change to one of them is a new key. The first start of a big seed
+still pays the full price (and the pickling). The directory is made 0700 and used only if it
+belongs to this user and nobody else may write to it (a pickle runs code when loaded); entries
+are written to a temporary file and renamed, and one that cannot be read is ignored (then
+rewritten); only the `KEEP` newest entries are kept. `MOCKSERVER_SEED_CACHE=0` turns the
+cache off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gc
+import hashlib
+import os
+import pickle
+import platform
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml
+
+import mockserver
+from mockserver.domain.models import EnvironmentSeed, SeedData
+
+MIN_BYTES = 5_000_000  # smaller seeds load in well under a second: not worth a file
+KEEP = 3  # entries kept, newest first: each big seed or code change adds one of ~50 MB
+_MODULES = (
+    "seeds/loader.py",
+    "seeds/builder.py",
+    "seeds/validation.py",
+    "seeds/yaml_lines.py",
+    "seeds/cache.py",
+    "core/clock.py",
+    "core/config.py",
+    "core/errors.py",
+    "domain/models.py",
+    "domain/conditions.py",
+)
+# What a seeded history's columns and hashes depend on, besides the seed.
+_HISTORY_MODULES = (
+    "core/ids.py",
+    "seeds/history.py",
+    "audit/log.py",
+    "domain/views.py",
+    "domain/documents.py",
+)
+
+
+def enabled(text: str) -> bool:
+    """Whether a seed of this text is worth caching, and caching is not turned off."""
+    return len(text) >= MIN_BYTES and switched_on()
+
+
+def switched_on() -> bool:
+    """Whether the cache is on (`MOCKSERVER_SEED_CACHE` is not 0)."""
+    return os.environ.get("MOCKSERVER_SEED_CACHE", "1") != "0"
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "mockserver"
+
+
+def _code_digest(modules: tuple[str, ...]) -> hashlib._Hash:
+    """A sha256 fed with the source of `modules` and the versions the pickles depend on."""
+    digest = hashlib.sha256()
+    package = Path(mockserver.__file__).parent
+    for name in modules:
+        with contextlib.suppress(OSError):
+            digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
+    versions = (mockserver.__version__, yaml.__version__, orjson.__version__)
+    digest.update(repr((versions, platform.python_version(), pickle.HIGHEST_PROTOCOL)).encode())
+    return digest
+
+
+def entry_path(text: str) -> Path:
+    """Where the SeedData of `text` is cached, for this code and these versions."""
+    digest = _code_digest(_MODULES)
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return cache_dir() / f"seed-{digest.hexdigest()}.pickle"
+
+
+def history_path(seed_digest: str, parts: tuple[object, ...]) -> Path:
+    """Where a seeded history is cached: the seed's entry digest, what else the history
+    depends on (`parts`: account, environment, shift, owner, reference time, random seed) and
+    the code that makes and renders it."""
+    digest = _code_digest(_MODULES + _HISTORY_MODULES)
+    digest.update(f"{seed_digest}\0{parts!r}".encode())
+    return cache_dir() / f"history-{digest.hexdigest()}.pickle"
+
+
+def load(entry: Path, source: str) -> SeedData | None:
+    """The cached seed, with `source` as its file name; None if absent or unreadable."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # a million acyclic objects: see seeds.load_seed_text
+    try:
+        seed = _unpack(read(entry))
+    except Exception:
+        return None
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    if type(seed) is not SeedData:
+        return None
+    seed.source = source
+    seed.digest = entry.stem.removeprefix("seed-")
+    return seed
+
+
+def store(entry: Path, seed: SeedData) -> None:
+    """Write `seed` to `entry` (see `write`) and remember its digest for history entries."""
+    seed.digest = entry.stem.removeprefix("seed-")
+    write(entry, _pack(seed))
+
+
+# The seed is pickled as a skeleton (the SeedData without its vaults, documents and
+# workflows) and those lists in chunks of CHUNK objects, each a pickle of its own. One pickle
+# of the whole seed keeps a temporary per object (the list of its fields, which pickle
+# memoizes) alive until the end, among the objects kept: freed at once, they left 70 MiB of
+# holes on the 100k seed, held for good. Chunk by chunk, the next chunk reuses their room.
+CHUNK = 1000
+_KINDS = ("vaults", "documents", "workflows")
+Packed = tuple[bytes, list[tuple[tuple[str, str], str, bytes]]]
+
+
+def _pack(seed: SeedData) -> Packed:
+    chunks = []
+    skeleton = dataclasses.replace(seed, environments={})
+    for key, env in seed.environments.items():
+        skeleton.environments[key] = EnvironmentSeed()
+        for kind in _KINDS:
+            items = getattr(env, kind)
+            for start in range(0, len(items), CHUNK):
+                part = pickle.dumps(items[start : start + CHUNK], pickle.HIGHEST_PROTOCOL)
+                chunks.append((key, kind, part))
+    return pickle.dumps(skeleton, pickle.HIGHEST_PROTOCOL), chunks
+
+
+def _unpack(packed: Packed) -> SeedData:
+    skeleton, chunks = packed
+    seed: SeedData = pickle.loads(skeleton)
+    for key, kind, part in chunks:
+        getattr(seed.environments[key], kind).extend(pickle.loads(part))
+    return seed
+
+
+def read(entry: Path) -> Any:
+    """The object pickled at `entry`; None if absent, unreadable or not in a private dir.
+    Callers pause the collector around it (`load`, `SeededHistory.log`)."""
+    if not _private(entry.parent):
+        return None
+    try:
+        return pickle.loads(entry.read_bytes())
+    except Exception:
+        return None
+
+
+def write(entry: Path, value: object) -> None:
+    """Pickle `value` to `entry` atomically; a cache that cannot be written is no cache."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _private(entry.parent):
+            return
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        prefix = "." + entry.name.split("-", 1)[0] + "-"
+        handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=prefix, suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as file:
+                file.write(data)
+            os.replace(temporary, entry)
+            _prune(entry.parent, entry.name.split("-", 1)[0])
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+    except OSError:
+        return
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _prune(directory: Path, kind: str) -> None:
+    """Remove all but the KEEP newest entries of a kind (`seed` or `history`)."""
+    entries = sorted(directory.glob(f"{kind}-*.pickle"), key=_modified, reverse=True)
+    for old in entries[KEEP:]:
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _private(directory: Path) -> bool:
+    """Whether `directory` is ours and nobody else may write to it."""
+    try:
+        info = directory.lstat()
+    except OSError:
+        return False
+    owned = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+    return stat.S_ISDIR(info.st_mode) and owned and not info.st_mode & 0o022

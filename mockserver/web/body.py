@@ -1,0 +1,81 @@
+"""Reading a JSON request body safely: size cap, content type, encoding, shape."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.requests import ClientDisconnect, Request
+
+from mockserver.core.errors import BadRequest, PayloadTooLarge
+from mockserver.web.headers import pairs
+
+MAX_BODY = 1024 * 1024
+# In the scope of a keyed request: (its body, that body's JSON object), left by the idempotency
+# fingerprint (`http.traffic`), which parsed it already.
+PARSED_BODY_KEY = "mock.parsed_body"
+
+
+async def read_json_object(request: Request, *, max_bytes: int = MAX_BODY) -> dict[str, Any]:
+    """The body as a JSON object; 413 over `max_bytes`, 400 when absent or not a JSON object."""
+    declared, content_type = _length_and_type(pairs(request.scope.get("headers") or []))
+    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+        raise PayloadTooLarge(f"Request body exceeds the limit of {max_bytes} bytes.")
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media and media != "application/json" and not media.endswith("+json"):
+        raise BadRequest(f"Unsupported Content-Type '{media}'. Send the body as application/json.")
+    raw = await _read(request, max_bytes)
+    kept = request.scope.get(PARSED_BODY_KEY)
+    if kept is not None and kept[0] is raw:
+        value: dict[str, Any] = kept[1]
+        return value
+    if not raw.strip():
+        raise BadRequest("A JSON request body is required.")
+    try:
+        parsed = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise BadRequest(f"Invalid JSON in request body: {exc}.") from None
+    if not isinstance(parsed, dict):
+        raise BadRequest("The request body must be a JSON object.")
+    return parsed
+
+
+def _length_and_type(headers: list[tuple[bytes, bytes]]) -> tuple[str | None, str]:
+    """The first Content-Length (None if absent) and Content-Type ("" if absent), as
+    `request.headers.get` reads them."""
+    length: str | None = None
+    content_type: str | None = None
+    for name, value in headers:
+        if name == b"content-length" and length is None:
+            length = value.decode("latin-1")
+        elif name == b"content-type" and content_type is None:
+            content_type = value.decode("latin-1")
+    return length, content_type or ""
+
+
+async def _read(request: Request, max_bytes: int) -> bytes:
+    """The whole body, 413 past `max_bytes`: what `request.stream()` gives, read in a loop
+    without its async generator (a handler reads the body once; a control-plane handler may
+    have read it with `request.body()` before)."""
+    if hasattr(request, "_body"):  # read before, by `request.body()`: Starlette keeps it
+        body = await request.body()
+        if len(body) > max_bytes:
+            raise PayloadTooLarge(f"Request body exceeds the limit of {max_bytes} bytes.")
+        return body
+    receive = request.receive
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        kind = message["type"]
+        if kind == "http.request":
+            chunk: bytes = message.get("body", b"")
+            if chunk:
+                size += len(chunk)
+                if size > max_bytes:
+                    raise PayloadTooLarge(f"Request body exceeds the limit of {max_bytes} bytes.")
+                chunks.append(chunk)
+            if not message.get("more_body", False):
+                return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        elif kind == "http.disconnect":
+            raise ClientDisconnect()

@@ -1,0 +1,124 @@
+"""The `/_mock` control plane: reset, the clock, legal hold.
+
+Not part of the v1 contract. Off with `--no-admin` (the routes are not mounted at all) and, with
+`--admin-token`, every call must carry `X-Mock-Admin-Token`.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable
+from functools import wraps
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from mockserver.core.clock import format_ts, parse_ts
+from mockserver.core.errors import AuthenticationError, NotFound, ValidationError
+from mockserver.domain import documents
+from mockserver.domain import validation as v
+from mockserver.domain.store import Store
+from mockserver.web.body import read_json_object
+from mockserver.web.context import store_of
+from mockserver.web.render import json_response
+
+AdminHandler = Callable[[Request, Store], Awaitable[Response]]
+
+TEN_YEARS = 10 * 366 * 86400
+
+
+def admin(handler: AdminHandler) -> Callable[[Request], Awaitable[Response]]:
+    """Check the admin token (when one is set) before running a control-plane handler."""
+
+    @wraps(handler)
+    async def run(request: Request) -> Response:
+        check_admin_token(request, request.headers.get("x-mock-admin-token", ""))
+        return await handler(request, store_of(request))
+
+    return run
+
+
+def check_admin_token(request: Request, given: str) -> None:
+    """401 unless no admin token is set or `given` is it (compared in constant time)."""
+    token: str | None = request.app.state.settings.admin_token
+    if token is not None and not hmac.compare_digest(given.encode(), token.encode()):
+        raise AuthenticationError(
+            "The /_mock control plane needs a valid X-Mock-Admin-Token header."
+        )
+
+
+def clock_state(store: Store) -> dict[str, Any]:
+    return {"now": format_ts(store.clock.now()), "mode": store.clock.mode}
+
+
+@admin
+async def reset(request: Request, store: Store) -> Response:
+    store.reset()
+    return json_response({"reset": True, **clock_state(store)})
+
+
+@admin
+async def get_clock(request: Request, store: Store) -> Response:
+    store.scheduler.run_due()
+    return json_response(clock_state(store))
+
+
+@admin
+async def advance_clock(request: Request, store: Store) -> Response:
+    body = await read_json_object(request)
+    seconds = v.required(body, "seconds")
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        raise ValidationError("'seconds' must be a number.", param="seconds")
+    if not 0 <= seconds <= TEN_YEARS:
+        raise ValidationError(
+            f"'seconds' must be from 0 to {TEN_YEARS} (the clock never moves back by advance).",
+            param="seconds",
+        )
+    ran = await store.scheduler.advance_async(seconds)  # awaits the webhook attempts it runs
+    return json_response({**clock_state(store), "timers_run": ran})
+
+
+@admin
+async def set_clock(request: Request, store: Store) -> Response:
+    body = await read_json_object(request)
+    raw = v.required(body, "at")
+    try:
+        at = parse_ts(raw) if isinstance(raw, str) else None
+    except (ValueError, OverflowError):
+        at = None
+    if at is None:
+        raise ValidationError("'at' must be an RFC 3339 timestamp.", param="at")
+    if at >= store.clock.now():
+        ran = await store.scheduler.run_until_async(at)
+    else:
+        store.clock.set(at)  # backwards: nothing runs, timers wait for the clock to return
+        ran = 0
+    return json_response({**clock_state(store), "timers_run": ran})
+
+
+@admin
+async def legal_hold(request: Request, store: Store) -> Response:
+    doc_id = request.path_params["doc_id"]
+    body = await read_json_object(request)
+    on = v.required(body, "on")
+    if not isinstance(on, bool):
+        raise ValidationError("'on' must be true or false.", param="on")
+    for world in store.seeded_worlds():
+        for region in world.regions.values():
+            doc = region.documents.get(doc_id)
+            if doc is not None and not doc.deleted:
+                doc = documents.set_legal_hold(world, doc, on, store.now())
+                return json_response({"id": doc.id, "legal_hold": doc.legal_hold})
+    raise NotFound.resource("document", doc_id)
+
+
+def admin_routes() -> list[BaseRoute]:
+    return [
+        Route("/_mock/reset", reset, methods=["POST"]),
+        Route("/_mock/clock", get_clock, methods=["GET"]),
+        Route("/_mock/clock/advance", advance_clock, methods=["POST"]),
+        Route("/_mock/clock/set", set_clock, methods=["POST"]),
+        Route("/_mock/documents/{doc_id}/legal_hold", legal_hold, methods=["POST"]),
+    ]

@@ -1,0 +1,66 @@
+"""The innermost layer: a request to its handler.
+
+`/v1` routes are found by `RouteTable` and their endpoints called directly: no scan of every
+route's regex, no per-route exception wrappers. Everything the table does not serve (the
+control plane, unknown paths and methods, trailing slashes) goes through Starlette's router
+behind its ExceptionMiddleware, exactly as it did when the whole app was a Starlette stack.
+Either way an unknown URL or method ends as the 404 `not_found` envelope (`unknown_route`).
+"""
+
+from __future__ import annotations
+
+from starlette.exceptions import HTTPException
+from starlette.middleware.exceptions import ExceptionMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Router
+from starlette.types import Receive, Scope, Send
+
+from mockserver.core.errors import NotFound
+from mockserver.web.exchange import Exchange
+from mockserver.web.query import ApiRequest
+from mockserver.web.render import JsonBytes
+from mockserver.web.routes import RouteTable
+
+
+async def unknown_route(request: Request, exc: Exception) -> Response:
+    """Unknown paths and methods are 404 `not_found` in the envelope (raised to the pipeline)."""
+    raise NotFound(f"Unrecognized request URL ({request.method} {request.url.path}).")
+
+
+class Dispatcher:
+    """`/v1` by the route table, anything else by the router."""
+
+    __slots__ = ("fallback", "router", "table")
+
+    def __init__(self, router: Router) -> None:
+        self.router = router
+        self.table = RouteTable(router.routes)
+        self.fallback = ExceptionMiddleware(router, handlers={HTTPException: unknown_route})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        hit = None if scope.get("root_path") else self.table.lookup(scope["method"], scope["path"])
+        if hit is None:
+            await self.fallback(scope, receive, send)
+            return
+        endpoint, route, params = hit
+        if "router" not in scope:
+            scope["router"] = self.router
+        scope["route"] = route
+        scope["endpoint"] = endpoint
+        scope["path_params"] = params
+        request = ApiRequest(scope, receive, send)
+        try:
+            response = await endpoint(request)
+        except HTTPException as exc:  # what the router's exception handler makes of it
+            await unknown_route(request, exc)
+            raise
+        if type(response) is JsonBytes:  # what Response.__call__ sends, one call fewer
+            status, headers = response.status_code, response.raw_headers
+            if type(send) is Exchange:  # the pipeline's send: both messages in one call
+                await send.respond(status, headers, response.body, response.kept)
+                return
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": response.body})
+        else:
+            await response(scope, receive, send)

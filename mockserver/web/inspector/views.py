@@ -1,0 +1,257 @@
+"""View models of the inspector: plain dicts and lists built from the store, the journals and the
+scenario engine, ready for a template.
+
+Nothing here knows Starlette or Jinja2, so every view can be checked without a browser. Times
+are rendered from the mock clock's values (never the wall clock), so two runs of the same calls
+show the same pages, byte for byte, except journal durations (wall time by design).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from mockserver.audit.chain import first_broken_link
+from mockserver.core.clock import format_ts
+from mockserver.domain.models import DOCUMENT_STATUSES, Document, Workflow
+from mockserver.domain.store import Store, World
+from mockserver.engine.journal import Entry, Journal
+from mockserver.webhooks.deliveries import delivery_view
+from mockserver.webhooks.delivery import DeliveryEngine
+
+PAGE = 200  # rows a list view shows at most: newest first
+AUDIT_PAGE = 100  # audit events shown per chain (verification always reads the whole chain)
+RATE_HEADERS = ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after")
+DOCUMENT_PATH = ("draft", "in_review", "signed", "locked")
+assert set(DOCUMENT_PATH) == set(DOCUMENT_STATUSES)
+
+
+def _ts(value: float | None) -> str | None:
+    return None if value is None else format_ts(value)
+
+
+def pretty(body: Any) -> str:
+    """A body for a `<pre>`: JSON indented, text as it is, nothing as an empty string."""
+    if body is None:
+        return ""
+    if isinstance(body, str):
+        return body
+    return orjson.dumps(body, option=orjson.OPT_INDENT_2).decode()
+
+
+def clock(store: Store) -> dict[str, Any]:
+    return {"now": format_ts(store.clock.now()), "mode": store.clock.mode}
+
+
+def fingerprint(store: Store, journal: Journal, engine: DeliveryEngine) -> str:
+    """A short string that changes whenever something a page shows may have changed: what the
+    live refresh polls. Cheap: counters only, no rendering."""
+    newest = journal.find(limit=1)
+    selected = list(engine.journal.select())
+    attempts = sum(len(d.attempts) for d in selected)
+    in_flight = sum(d.in_flight for d in selected)
+    events = sum(len(r.audit.events) for w in store.worlds.values() for r in w.regions.values())
+    return ":".join(
+        str(part)
+        for part in (
+            store.clock.now(),
+            newest[0].seq if newest else 0,
+            newest[0].status if newest else "",
+            len(engine.journal),
+            attempts,
+            in_flight,
+            len(store.worlds),
+            events,
+            len(store.scheduler),
+        )
+    )
+
+
+# ---------------------------------------------------------------- request journal
+
+
+def journal_rows(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+    return [entry.render() for entry in entries]
+
+
+def journal_entry(journal: Journal, seq: int) -> dict[str, Any] | None:
+    """One entry with its detail: bodies for display and the rate-limit state it was given."""
+    entry = next((e for e in journal.find(limit=len(journal)) if e.seq == seq), None)
+    if entry is None:
+        return None
+    view = entry.render()
+    response_headers = view["response"]["headers"]
+    view["rate_limit"] = {name: response_headers.get(name) for name in RATE_HEADERS}
+    view["request"]["pretty"] = pretty(view["request"]["body"])
+    view["response"]["pretty"] = pretty(view["response"]["body"])
+    return view
+
+
+# ---------------------------------------------------------------- webhook deliveries
+
+
+def deliveries(engine: DeliveryEngine, status: str | None = None) -> list[dict[str, Any]]:
+    """Deliveries newest first, each with its attempts (oldest first) as a timeline."""
+    selected = list(engine.journal.select(status=status))
+    return [delivery_view(d) for d in reversed(selected[-PAGE:])]
+
+
+# ---------------------------------------------------------------- resources
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One state of a state machine, and whether the resource is in it or past it."""
+
+    name: str
+    current: bool
+    done: bool
+
+
+def document_path(status: str) -> list[Step]:
+    position = DOCUMENT_PATH.index(status)
+    return [
+        Step(name, index == position, index < position) for index, name in enumerate(DOCUMENT_PATH)
+    ]
+
+
+def _document(world: World, doc: Document) -> dict[str, Any]:
+    vault = world.regions[doc.region].vaults.get(doc.vault_id)
+    locks_at = None
+    if doc.status == "signed" and doc.signed_at is not None and vault is not None:
+        locks_at = doc.signed_at + vault.lock_after
+    return {
+        "id": doc.id,
+        "title": doc.title,
+        "vault_id": doc.vault_id,
+        "status": doc.status,
+        "path": document_path(doc.status),
+        "version": doc.version,
+        "legal_hold": doc.legal_hold,
+        "signed_at": _ts(doc.signed_at),
+        "locks_at": _ts(locks_at),
+        "workflow_id": world.active_workflows.get(doc.id),
+    }
+
+
+def _workflow(workflow: Workflow) -> dict[str, Any]:
+    return {
+        "id": workflow.id,
+        "document_id": workflow.document_id,
+        "status": workflow.status,
+        "current_step": workflow.current_step,
+        "steps": [
+            {
+                "number": number,
+                "assignee": step.assignee,
+                "condition": step.condition,
+                "decision": step.decision,
+                "decided_at": _ts(step.decided_at),
+                "current": workflow.status == "in_progress" and number == workflow.current_step,
+            }
+            for number, step in enumerate(workflow.steps, start=1)
+        ],
+    }
+
+
+def resources(store: Store) -> list[dict[str, Any]]:
+    """Every world (account, environment) the seed defines or that exists, by region: vaults,
+    live documents with their lifecycle position, workflows with their current step."""
+    out = []
+    for world in store.seeded_worlds():
+        regions = []
+        for name, region in world.regions.items():
+            docs = [_document(world, d) for d in region.doc_order if not d.deleted]
+            workflows = sorted(region.workflows.values(), key=lambda w: w.seq)
+            if not (region.vaults or docs or workflows):
+                continue
+            regions.append(
+                {
+                    "name": name,
+                    "vaults": [
+                        {
+                            "id": v.id,
+                            "name": v.name,
+                            "members": len(v.members),
+                            "lock_after": v.lock_after,
+                            "documents": sum(
+                                not d.deleted for d in region.docs_by_vault.get(v.id, ())
+                            ),
+                        }
+                        for v in region.vault_order
+                    ],
+                    "documents": docs,
+                    "workflows": [_workflow(w) for w in workflows],
+                }
+            )
+        out.append(
+            {
+                "account": world.account.id,
+                "account_name": world.account.name,
+                "environment": world.environment,
+                "regions": regions,
+            }
+        )
+    return out
+
+
+# ---------------------------------------------------------------- audit chains
+
+
+def verify(world: World, region: str) -> dict[str, Any]:
+    """Re-check every hash and link of one chain from its served bytes: how many events were
+    checked and, if one fails, which (index, seq, id)."""
+    events = world.regions[region].audit.events
+    served: list[dict[str, Any]] = []
+    for event in events:  # bytes that are no longer JSON break the chain where they stand
+        try:
+            parsed = orjson.loads(event.raw)
+        except orjson.JSONDecodeError:
+            break
+        served.append(parsed if isinstance(parsed, dict) else {})
+    broken = first_broken_link(served)
+    if broken is None and len(served) < len(events):
+        broken = len(served)
+    result: dict[str, Any] = {"checked": len(events), "ok": broken is None, "broken": None}
+    if broken is not None:
+        stored = events[broken]
+        result["broken"] = {"index": broken, "seq": stored.seq, "id": stored.id}
+    return result
+
+
+def _readable(raw: bytes) -> dict[str, Any]:
+    """A stored event for display; bytes that are not a JSON object show as text."""
+    try:
+        parsed = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        parsed = {"id": "(unreadable)", "type": raw[:80].decode("utf-8", "replace")}
+    for field in ("seq", "at", "type", "actor", "resource_id", "hash", "id"):
+        parsed.setdefault(field, "")
+    return parsed
+
+
+def audit_chains(store: Store) -> list[dict[str, Any]]:
+    """Every non-empty chain with its latest events (newest first) and its head hash."""
+    chains = []
+    for world in store.seeded_worlds():
+        for name, region in world.regions.items():
+            events = region.audit.events
+            if not events:
+                continue
+            latest = [_readable(event.raw) for event in events[-AUDIT_PAGE:]]
+            chains.append(
+                {
+                    "account": world.account.id,
+                    "environment": world.environment,
+                    "region": name,
+                    "length": len(events),
+                    "head": region.audit.head,
+                    "events": list(reversed(latest)),
+                }
+            )
+    return chains

@@ -1,0 +1,238 @@
+"""Webhook deliveries: the retry schedule, one endpoint's ordered queue, and the journal.
+
+A delivery is one event on its way to one endpoint. Deliveries to an endpoint form a queue and
+only its head is ever attempted (in flight, or waiting for a retry), so receivers see events in
+the order they happened:
+
+    pending --2xx--------------------------------------> succeeded   next queued one starts
+       |----failure, a retry left: wait (next_attempt_at)--^
+       |----failure at the last retry (24 h)-----------> failed      next queued one starts
+       \\----endpoint deleted-------------------------> cancelled   (an attempt in flight
+                                                                     completes first)
+
+Nothing here sends anything or reads a clock: `mockserver.webhooks.delivery` does both and calls
+these transitions with the times it read. The schedule is a pure function so the docs can
+print it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from mockserver.core.clock import format_ts
+from mockserver.core.scheduler import Timer
+
+RETRY_FIRST = 60  # seconds from the first failure to the first retry
+RETRY_CAP = 3600  # longest wait between two attempts
+RETRY_WINDOW = 86400  # no attempt later than this after the first one
+JOURNAL_SIZE = 10_000  # finished deliveries kept for /_mock/webhooks/deliveries
+EVICTION_LOOKS = 4  # journal entries examined per add when it is over size
+DELIVERY_STATUSES = ("pending", "succeeded", "failed", "cancelled")
+
+
+def retry_offsets(
+    first: int = RETRY_FIRST, cap: int = RETRY_CAP, window: int = RETRY_WINDOW
+) -> tuple[int, ...]:
+    """Seconds from the first attempt to each attempt: 0, then waits of `first` seconds doubling
+    up to `cap`, while within `window`; the last retry is pulled in to exactly `window`, so a
+    delivery is tried for the whole 24 h and given up right at its end."""
+    offsets = [0]
+    wait = first
+    while offsets[-1] + wait < window:
+        offsets.append(offsets[-1] + wait)
+        wait = min(wait * 2, cap)
+    offsets.append(window)
+    return tuple(offsets)
+
+
+RETRY_OFFSETS = retry_offsets()
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One POST to the receiver: when (mock clock), and its status code or why it failed."""
+
+    at: int
+    status_code: int | None
+    error: str | None
+    duration_ms: int  # real time the receiver took: the mock clock may stand still
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass(eq=False, slots=True)
+class Delivery:
+    """One event for one endpoint. `body` is the exact bytes sent on every attempt."""
+
+    id: str
+    account_id: str
+    environment: str
+    endpoint_id: str
+    url: str
+    event_id: str
+    event_type: str
+    body: bytes
+    created_at: int
+    redelivery_of: str | None = None
+    status: str = "pending"
+    attempts: list[Attempt] = field(default_factory=list)
+    first_attempt_at: int | None = None
+    next_attempt_at: int | None = None
+    in_flight: bool = False
+    timer: Timer | None = None  # the scheduled next attempt, cancelled with the delivery
+
+
+class EndpointQueue:
+    """The deliveries of one endpoint, oldest first; only the head is ever attempted."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self) -> None:
+        self._items: deque[Delivery] = deque()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[Delivery]:
+        return iter(self._items)
+
+    def push(self, delivery: Delivery) -> bool:
+        """Queue a delivery; True when it is the head and should be attempted now."""
+        self._items.append(delivery)
+        return len(self._items) == 1
+
+    def begin(self, delivery: Delivery, at: int) -> None:
+        """An attempt of the head starts at `at`."""
+        delivery.in_flight = True
+        delivery.next_attempt_at = None
+        delivery.timer = None
+        if delivery.first_attempt_at is None:
+            delivery.first_attempt_at = at
+
+    def finish(self, delivery: Delivery, attempt: Attempt, *, alive: bool) -> Delivery | None:
+        """Record the head's attempt and decide what follows. The delivery either waits for its
+        next retry (`next_attempt_at`), or is done and the next queued delivery, returned,
+        starts now. An attempt to a deleted endpoint (`alive` false) ends it either way."""
+        delivery.in_flight = False
+        delivery.attempts.append(attempt)
+        if attempt.ok:
+            delivery.status = "succeeded"
+        elif not alive:
+            delivery.status = "cancelled"
+        else:
+            tries = len(delivery.attempts)
+            assert delivery.first_attempt_at is not None
+            if tries < len(RETRY_OFFSETS):
+                due = delivery.first_attempt_at + RETRY_OFFSETS[tries]
+                delivery.next_attempt_at = max(due, attempt.at)
+                return None
+            delivery.status = "failed"
+        if self._items and self._items[0] is delivery:
+            self._items.popleft()
+        return self._items[0] if self._items and alive else None
+
+    def cancel(self) -> list[Delivery]:
+        """The endpoint was deleted: every delivery not in flight is cancelled and its timer
+        dropped; an attempt in flight stays to complete. The cancelled ones are returned."""
+        cancelled = []
+        for delivery in list(self._items):
+            if delivery.in_flight:
+                continue
+            delivery.status = "cancelled"
+            delivery.next_attempt_at = None
+            if delivery.timer is not None:
+                delivery.timer.cancel()
+                delivery.timer = None
+            self._items.remove(delivery)
+            cancelled.append(delivery)
+        return cancelled
+
+
+class Journal:
+    """Every delivery, oldest first, for the control plane. It keeps at most `size` finished
+    ones (pending deliveries are always kept), so memory stays bounded under load."""
+
+    __slots__ = ("_by_id", "_candidates", "_size")
+
+    def __init__(self, size: int = JOURNAL_SIZE) -> None:
+        self._size = size
+        self._by_id: dict[str, Delivery] = {}  # listing order
+        self._candidates: deque[Delivery] = deque()  # eviction order: pending ones go round
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def add(self, delivery: Delivery) -> None:
+        """Keep a delivery; drop the oldest finished ones over `size`, looking at a few
+        entries per call, so an add costs the same when thousands are pending."""
+        self._by_id[delivery.id] = delivery
+        self._candidates.append(delivery)
+        looked = 0
+        while len(self._by_id) > self._size and looked < EVICTION_LOOKS:
+            oldest = self._candidates.popleft()
+            looked += 1
+            if oldest.status == "pending":
+                self._candidates.append(oldest)
+            else:
+                del self._by_id[oldest.id]
+
+    def get(self, delivery_id: str) -> Delivery | None:
+        return self._by_id.get(delivery_id)
+
+    def select(
+        self,
+        *,
+        endpoint_id: str | None = None,
+        event_id: str | None = None,
+        event_type: str | None = None,
+        status: str | None = None,
+    ) -> Iterable[Delivery]:
+        for delivery in list(self._by_id.values()):  # a snapshot: attempts may add meanwhile
+            if (
+                (endpoint_id is None or delivery.endpoint_id == endpoint_id)
+                and (event_id is None or delivery.event_id == event_id)
+                and (event_type is None or delivery.event_type == event_type)
+                and (status is None or delivery.status == status)
+            ):
+                yield delivery
+
+    def clear(self) -> None:
+        self._by_id.clear()
+        self._candidates.clear()
+
+
+def _ts(value: int | None) -> str | None:
+    return None if value is None else format_ts(value)
+
+
+def delivery_view(delivery: Delivery) -> dict[str, Any]:
+    """A delivery as `GET /_mock/webhooks/deliveries` shows it."""
+    return {
+        "id": delivery.id,
+        "object": "webhook_delivery",
+        "account_id": delivery.account_id,
+        "environment": delivery.environment,
+        "endpoint_id": delivery.endpoint_id,
+        "url": delivery.url,
+        "event_id": delivery.event_id,
+        "event_type": delivery.event_type,
+        "redelivery_of": delivery.redelivery_of,
+        "status": delivery.status,
+        "created_at": format_ts(delivery.created_at),
+        "in_flight": delivery.in_flight,
+        "next_attempt_at": _ts(delivery.next_attempt_at),
+        "attempts": [
+            {
+                "at": format_ts(a.at),
+                "status_code": a.status_code,
+                "error": a.error,
+                "duration_ms": a.duration_ms,
+            }
+            for a in delivery.attempts
+        ],
+    }

@@ -1,0 +1,342 @@
+"""The webhook delivery engine: events in, signed HTTP POSTs out, retries on the mock clock.
+
+It listens to every audit event (`Store.listeners`), queues a delivery per subscribed endpoint
+and runs each attempt as a scheduler timer whose work is the HTTP request (httpx, the only
+import of it for delivery). A write only schedules the first attempt "now" and asks the event
+loop to run due timers once the handler is done, so the attempt runs in the background and never
+delays an API response; a clock move awaits the attempts it makes due (see `scheduler`).
+
+Every attempt opens its own connection (no keep-alive pool): a receiver's idle timeout can then
+never turn into a spurious failed attempt, so a run replays the same way each time. Connection
+errors, timeouts (one deadline for the whole attempt) and non-2xx answers are all failures;
+redirects are not followed (a 3xx is a failure too). The response body is never read.
+
+One shared `httpx.AsyncClient` per event loop, made on its first delivery (httpx is imported
+then, not at start-up); the app's lifespan closes the serving loop's one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import weakref
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from mockserver.audit.chain import SYSTEM
+from mockserver.audit.event import AuditEvent
+from mockserver.core.errors import Conflict, NotFound
+from mockserver.core.ids import IdFactory
+from mockserver.core.scheduler import Commit, Work
+from mockserver.domain.store import Store, World
+from mockserver.webhooks import endpoints as webhooks
+from mockserver.webhooks.deliveries import Attempt, Delivery, EndpointQueue, Journal
+from mockserver.webhooks.endpoints import (
+    SIGNATURE_HEADER,
+    WebhookBook,
+    envelope,
+    signature_header,
+)
+
+if TYPE_CHECKING:
+    import httpx
+
+    from mockserver.scenarios.engine import Fault
+
+# A scenario's webhook faults: (endpoint id, event type, attempt number) -> the fault, or None.
+FaultHook = Callable[[str, str, int], "Fault | None"]
+
+USER_AGENT = "mockserver-webhooks/1"
+
+
+class DeliveryEngine:
+    """Endpoints per (account, environment), their queues, the journal, and the sending."""
+
+    def __init__(self, store: Store, *, timeout: float = 10.0, strict_urls: bool = False) -> None:
+        self.store = store
+        self.timeout = timeout
+        self.strict_urls = strict_urls
+        self.books: dict[tuple[str, str], WebhookBook] = {}
+        self.journal = Journal()
+        self._generation = 0  # bumped by reset: work of an older generation changes nothing
+        self.fault_hook: FaultHook | None = None  # set when scenarios are wired in
+        self._delayed: set[tuple[str, int]] = set()  # (delivery, attempt) already held back
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
+        self._clients = weakref.WeakKeyDictionary()
+        store.listeners.append(self.publish)
+        store.reset_hooks.append(self.reset)
+
+    def book(self, world: World) -> WebhookBook:
+        """The endpoints and queues of a world (made on first use)."""
+        key = (world.account.id, world.environment)
+        book = self.books.get(key)
+        if book is None:
+            ids = IdFactory(self.store.random_seed, f"{key[0]}/{key[1]}/webhooks")
+            book = self.books[key] = WebhookBook(key[0], key[1], ids)
+        return book
+
+    def reset(self) -> None:
+        """Forget every endpoint, queue and delivery (the store has dropped the timers)."""
+        self._generation += 1
+        self.books.clear()
+        self.journal.clear()
+        self._delayed.clear()
+
+    # -- the event bus -------------------------------------------------------------------
+
+    def publish(self, world: World, event: AuditEvent, data: Mapping[str, Any]) -> None:
+        """A store listener: queue the event for every endpoint of the world subscribed to it."""
+        book = self.books.get((world.account.id, world.environment))
+        if book is None or not book.endpoints:
+            return
+        targets = [e for e in book.endpoints.values() if e.wants(event.type)]
+        if not targets:
+            return
+        body = envelope(event.id, event.type, event.at, data)
+        now = self.store.now()
+        for endpoint in targets:
+            delivery = Delivery(
+                id=book.ids.new("whd_"),
+                account_id=book.account_id,
+                environment=book.environment,
+                endpoint_id=endpoint.id,
+                url=endpoint.url,
+                event_id=event.id,
+                event_type=event.type,
+                body=body,
+                created_at=now,
+            )
+            self._enqueue(book, delivery, now)
+
+    def redeliver(self, delivery_id: str) -> Delivery:
+        """Queue the same event again (same id, same bytes) for the same endpoint, behind what
+        is already queued for it; 404 for an unknown delivery, 409 when the endpoint is gone."""
+        original = self.journal.get(delivery_id)
+        if original is None:
+            raise NotFound.resource("webhook delivery", delivery_id)
+        book = self.books.get((original.account_id, original.environment))
+        if book is None or original.endpoint_id not in book.endpoints:
+            raise Conflict(
+                f"Webhook endpoint {original.endpoint_id} has been deleted; "
+                "its events cannot be redelivered."
+            )
+        now = self.store.now()
+        copy = Delivery(
+            id=book.ids.new("whd_"),
+            account_id=original.account_id,
+            environment=original.environment,
+            endpoint_id=original.endpoint_id,
+            url=book.endpoints[original.endpoint_id].url,
+            event_id=original.event_id,
+            event_type=original.event_type,
+            body=original.body,
+            created_at=now,
+            redelivery_of=original.id,
+        )
+        self._enqueue(book, copy, now)
+        return copy
+
+    # -- attempts as timers --------------------------------------------------------------
+
+    def _enqueue(self, book: WebhookBook, delivery: Delivery, now: int) -> None:
+        self.journal.add(delivery)
+        if book.queue(delivery.endpoint_id).push(delivery):
+            self._schedule(book, delivery, now)
+
+    def _schedule(
+        self, book: WebhookBook, delivery: Delivery, due: int, *, run_soon: bool = True
+    ) -> None:
+        generation = self._generation
+        delivery.next_attempt_at = due
+        # Concurrent: a clock move may make attempts to different endpoints due at the same
+        # time together (only the head of an endpoint's queue ever has a timer).
+        delivery.timer = self.store.scheduler.at(
+            due, lambda _: self._attempt(book, delivery, generation), concurrent=True
+        )
+        if run_soon and due <= self.store.now():
+            self._run_soon()
+
+    def _run_soon(self) -> None:
+        """Run due timers once the current handler (or timer) is done: a write never runs an
+        attempt in the middle of its own change, nor waits for one."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: the next request or clock move runs it
+            return
+        loop.call_soon(self.store.scheduler.run_due)
+
+    def scenario_endpoint(self, world: World, spec: dict[str, Any], now: int) -> None:
+        """A scenario's `add_webhook_endpoint`: the real create, with the scenario's id."""
+        webhooks.create(
+            world,
+            self.book(world),
+            spec,
+            SYSTEM,
+            now,
+            strict=self.strict_urls,
+            new_id=spec.get("id"),
+        )
+
+    def _fault(self, delivery: Delivery) -> Fault | None:
+        """The scenario fault for the delivery's next attempt (a delay applies once)."""
+        if self.fault_hook is None:
+            return None
+        number = len(delivery.attempts) + 1
+        fault = self.fault_hook(delivery.endpoint_id, delivery.event_type, number)
+        if fault is not None and fault.kind == "delay":
+            if (delivery.id, number) in self._delayed:
+                return None
+            self._delayed.add((delivery.id, number))
+        return fault
+
+    def _attempt(self, book: WebhookBook, delivery: Delivery, generation: int) -> Work | None:
+        """The timer's action: start an attempt of the head of its endpoint's queue."""
+        if generation != self._generation or delivery.status != "pending" or delivery.in_flight:
+            return None
+        endpoint = book.endpoints.get(delivery.endpoint_id)
+        if endpoint is None:  # deleted while this attempt was being cut short (see _send)
+            queue = book.queues.pop(delivery.endpoint_id, None)
+            if queue is not None:
+                queue.cancel()
+            delivery.status = "cancelled"
+            delivery.next_attempt_at = None
+            return None
+        queue = book.queue(delivery.endpoint_id)
+        at = self.store.now()
+        fault = self._fault(delivery)
+        if fault is not None and fault.kind == "delay":  # held back, not yet an attempt
+            self._schedule(book, delivery, at + fault.delay_seconds, run_soon=False)
+            return None
+        queue.begin(delivery, at)
+        signature = signature_header(endpoint.secret, at, delivery.body)
+        return self._send(book, queue, delivery, at, signature, fault)
+
+    async def _deliver(
+        self, delivery: Delivery, signature: str, fault: Fault | None
+    ) -> tuple[int | None, str | None]:
+        """Send an attempt, or play the scenario's fault instead of (or on top of) it."""
+        if fault is None:
+            return await self._post(delivery.url, delivery.body, signature)
+        injected = f"injected by scenario rule '{fault.rule}'"
+        if fault.kind == "fail":
+            return fault.status, f"{injected}: answered {fault.status}, not 2xx"
+        if fault.kind == "timeout":
+            return None, f"{injected}: timeout, no answer within {self.timeout:g} s"
+        result = await self._post(delivery.url, delivery.body, signature)
+        if fault.kind == "duplicate":  # the receiver gets the same event (same id) twice
+            await self._post(delivery.url, delivery.body, signature)
+        return result
+
+    async def _send(
+        self,
+        book: WebhookBook,
+        queue: EndpointQueue,
+        delivery: Delivery,
+        at: int,
+        signature: str,
+        fault: Fault | None = None,
+    ) -> Commit:
+        """The attempt's HTTP; what it found is recorded by the commit it returns (see
+        `scheduler`: a clock move commits attempts made together in their timers' order)."""
+        loop = asyncio.get_running_loop()
+        generation = self._generation
+        started = loop.time()  # real time, to report how long the receiver took
+        try:
+            status, error = await self._deliver(delivery, signature, fault)
+        except asyncio.CancelledError:
+            # A reset, or the loop shutting down: an attempt cut short is not an attempt. Unless
+            # the mock was reset, the delivery is tried again at the next run of due timers.
+            delivery.in_flight = False
+            if generation == self._generation and delivery.status == "pending":
+                self._schedule(book, delivery, self.store.now(), run_soon=False)
+            raise
+        attempt = Attempt(at, status, error, round((loop.time() - started) * 1000))
+        return lambda: self._record(book, queue, delivery, attempt, generation)
+
+    def _record(
+        self,
+        book: WebhookBook,
+        queue: EndpointQueue,
+        delivery: Delivery,
+        attempt: Attempt,
+        generation: int,
+    ) -> None:
+        """An attempt's outcome: its delivery waits for a retry, or is done and the endpoint's
+        next delivery starts. Nothing after a reset (the attempt is forgotten)."""
+        if generation != self._generation:
+            return
+        alive = delivery.endpoint_id in book.endpoints
+        following = queue.finish(delivery, attempt, alive=alive)
+        if delivery.status == "pending" and delivery.next_attempt_at is not None:
+            self._schedule(book, delivery, delivery.next_attempt_at)
+        elif following is not None:
+            self._schedule(book, following, self.store.now())
+        if not alive and not len(queue) and book.queues.get(delivery.endpoint_id) is queue:
+            del book.queues[delivery.endpoint_id]
+
+    # -- HTTP ----------------------------------------------------------------------------
+
+    def _client(self) -> httpx.AsyncClient:
+        import httpx  # on the first delivery: a tenth of a second of start-up otherwise
+
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.timeout),
+                limits=httpx.Limits(max_keepalive_connections=0),
+                follow_redirects=False,
+                trust_env=False,  # receivers are reached directly, never through a proxy
+            )
+            self._clients[loop] = client
+        return client
+
+    async def _post(self, url: str, body: bytes, signature: str) -> tuple[int | None, str | None]:
+        """(status code, None) for a 2xx, else (status code or None, what went wrong)."""
+        import httpx
+
+        client = self._client()
+        request = client.build_request(
+            "POST",
+            url,
+            content=body,
+            headers={
+                "Content-Type": "application/json",
+                SIGNATURE_HEADER: signature,
+                "User-Agent": USER_AGENT,
+            },
+        )
+        try:
+            async with asyncio.timeout(self.timeout):
+                response = await client.send(request, stream=True)
+                await response.aclose()
+        except (TimeoutError, httpx.TimeoutException):
+            return None, f"timeout: no answer within {self.timeout:g} s"
+        except httpx.ConnectError as error:
+            return None, f"connection failed: {error or 'refused'}"
+        except httpx.HTTPError as error:
+            return None, f"{type(error).__name__}: {error or 'the connection was closed or reset'}"
+        status = response.status_code
+        if 200 <= status < 300:
+            return status, None
+        return status, f"answered {status}, not 2xx"
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """The app's lifespan: the serving loop's HTTP client, and with a real clock a ticker
+        that runs timers as they fall due, so retries happen without any request. The client
+        is made by the first delivery (`_client`), so a server that sends none never imports
+        httpx."""
+        ticker = None
+        if self.store.clock.mode == "real":
+            ticker = asyncio.get_running_loop().create_task(self.store.scheduler.tick_forever())
+        try:
+            yield
+        finally:
+            if ticker is not None:
+                ticker.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await ticker
+            client = self._clients.pop(asyncio.get_running_loop(), None)
+            if client is not None:
+                await client.aclose()
