@@ -8,12 +8,10 @@ import orjson
 from starlette.requests import ClientDisconnect, Request
 
 from mockserver.core.errors import BadRequest, PayloadTooLarge
+from mockserver.web.context import context_of
 from mockserver.web.headers import pairs
 
 MAX_BODY = 1024 * 1024
-# In the scope of a keyed request: (its body, that body's JSON object), left by the idempotency
-# fingerprint (`http.traffic`), which parsed it already.
-PARSED_BODY_KEY = "mock.parsed_body"
 
 
 async def read_json_object(request: Request, *, max_bytes: int = MAX_BODY) -> dict[str, Any]:
@@ -25,7 +23,8 @@ async def read_json_object(request: Request, *, max_bytes: int = MAX_BODY) -> di
     if media and media != "application/json" and not media.endswith("+json"):
         raise BadRequest(f"Unsupported Content-Type '{media}'. Send the body as application/json.")
     raw = await _read(request, max_bytes)
-    kept = request.scope.get(PARSED_BODY_KEY)
+    context = context_of(request.scope)  # a keyed request's body was parsed for its fingerprint
+    kept = context.parsed_body if context is not None else None
     if kept is not None and kept[0] is raw:
         value: dict[str, Any] = kept[1]
         return value

@@ -1,10 +1,14 @@
-"""Per-request context: the authenticated caller, its world and the routed region.
+"""Per-request context: what the pipeline learns about a request, and the authenticated call.
+
+The pipeline turns each ASGI request into one `RequestContext` (its request id, the store, the
+routed region, and what rate limiting, idempotency and scenarios learn along the way) and puts
+it in the scope under one key, `CONTEXT`; every later step reads and writes that typed object
+through `context_of`, never loose scope keys.
 
 `endpoint(scope)` wraps a handler `async (Call) -> Response` into a Starlette endpoint that
-authenticates first (401), checks the scope (403) and the query (422 for a repeated parameter),
-and then hands the handler everything the domain needs. The pipeline resolves the credential
-once, for rate limiting, and leaves the principal in the ASGI scope for the wrapper to reuse;
-the wrapper leaves the scope it required there for idempotent replays to check.
+authenticates (401: the credential the pipeline resolved for rate limiting, or the reason it
+could not), checks the scope (403) and the query (422 for a repeated parameter), records the
+scope the operation required (idempotent replays check it), and hands the handler a `Call`.
 """
 
 from __future__ import annotations
@@ -12,21 +16,62 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import wraps
-from typing import final
+from typing import TYPE_CHECKING, Any, final
 
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Scope
 
 from mockserver.domain.auth import Principal, bearer_token, principal_for_key, require_scope
 from mockserver.domain.oauth import TOKEN_PREFIX, principal_for_token
 from mockserver.domain.store import Store, World
 from mockserver.web.limits import refuse_repeated
 
-REGION_KEY = "mock.region"
-REQUEST_ID_KEY = "mock.request_id"
-PRINCIPAL_KEY = "mock.principal"  # set by the pipeline when the credential is valid
-STORE_KEY = "mock.store"  # set by the pipeline: `app.state.store` without State's __getattr__
-OPERATION_KEY = "mock.operation"  # set by `endpoint`: the scope the operation required
+if TYPE_CHECKING:
+    from mockserver.engine.control import Control
+    from mockserver.web.exchange import Exchange
+
+CONTEXT = "mockserver.context"  # the scope's one key of ours: the request's RequestContext
+
+
+@final
+class RequestContext:
+    """One request as the pipeline and the layers inside it know it.
+
+    Set by the pipeline: `request_id`, `store`, `region` (routed: `us`, `eu`, or None for the
+    account's default). Set on the way in: `principal` (rate limiting resolved a valid
+    credential), `parsed_body` (the idempotency fingerprint parsed the body: (bytes, object)),
+    `operation` (the scope the endpoint required; None until an operation ran), `rule` (the
+    scenario rule that answered, for the journal), and `exchange`: the pipeline's response
+    side, which takes a whole response in one call (`Exchange.respond`).
+    """
+
+    __slots__ = (
+        "exchange",
+        "operation",
+        "parsed_body",
+        "principal",
+        "region",
+        "request_id",
+        "rule",
+        "store",
+    )
+
+    def __init__(self, request_id: str, store: Store) -> None:
+        self.request_id = request_id
+        self.store = store
+        self.region: str | None = None
+        self.principal: Principal | None = None
+        self.parsed_body: tuple[bytes, dict[str, Any]] | None = None
+        self.operation: str | None = None
+        self.rule: str | None = None
+        self.exchange: Exchange | None = None
+
+
+def context_of(scope: Scope) -> RequestContext | None:
+    """The request's context, or None outside the pipeline (a bare router in a test)."""
+    context: RequestContext | None = scope.get(CONTEXT)
+    return context
 
 
 @final
@@ -52,12 +97,10 @@ class Call:
         self.region = region
         self._now = None
 
-    @property
     def now(self) -> int:
-        """The operation's time on the mock clock, read on first use. Handlers read their body
-        first, so the time is taken (and timers due by then are run) after the last await and
-        right before the domain operation: an operation never writes with a time read before
-        other requests could run."""
+        """The operation's time on the mock clock, taken on the first call: timers due by then
+        run first. Handlers call it after their last await, right before the domain operation,
+        so an operation never writes with a time read before other requests could run."""
         if self._now is None:
             self.store.scheduler.run_due()
             self._now = self.store.now()
@@ -70,6 +113,12 @@ Handler = Callable[[Call], Awaitable[Response]]
 def store_of(request: Request) -> Store:
     store: Store = request.app.state.store
     return store
+
+
+def control_of(request: Request) -> Control:
+    """The control facade of the sandbox the app serves."""
+    control: Control = request.app.state.control
+    return control
 
 
 def principal_for(store: Store, authorization: str | None) -> Principal:
@@ -91,18 +140,20 @@ def endpoint(scope: str | None) -> Callable[[Handler], Callable[[Request], Await
         @wraps(handler)
         async def run(request: Request) -> Response:
             asgi = request.scope
-            principal: Principal | None = asgi.get(PRINCIPAL_KEY)
-            store: Store | None = asgi.get(STORE_KEY)
-            if store is None:
-                store = store_of(request)
-            if principal is None:
+            context = context_of(asgi)
+            store = context.store if context is not None else store_of(request)
+            principal = context.principal if context is not None else None
+            if principal is None:  # raises the 401 that says why
                 principal = principal_for(store, request.headers.get("authorization"))
             require_scope(principal, scope)
-            asgi[OPERATION_KEY] = operation
+            if context is not None:
+                context.operation = operation
             if asgi["query_string"]:
                 refuse_repeated(request.query_params)
             world = store.world(principal.account_id, principal.environment)
-            region = asgi.get(REGION_KEY) or world.account.default_region
+            region = (context.region if context is not None else None) or (
+                world.account.default_region
+            )
             return await handler(Call(request, store, principal, world, region))
 
         return run

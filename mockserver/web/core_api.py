@@ -34,7 +34,7 @@ async def list_vaults(call: Call) -> Response:
 async def create_vault(call: Call) -> Response:
     body = await read_json_object(call.request)
     vault = vaults.create(
-        call.world, call.region, body, call.store.limits, call.principal.actor, call.now
+        call.world, call.region, body, call.store.limits, call.principal.actor, call.now()
     )
     return json_response(views.vault_created(vault), 201)
 
@@ -57,7 +57,7 @@ async def list_documents(call: Call) -> Response:
 async def create_document(call: Call) -> Response:
     body = await read_json_object(call.request)
     doc = documents.create(
-        call.world, call.region, body, call.store.limits, call.principal.actor, call.now
+        call.world, call.region, body, call.store.limits, call.principal.actor, call.now()
     )
     return json_response(views.document_created(doc), 201)
 
@@ -71,6 +71,10 @@ async def get_document(call: Call) -> Response:
 @endpoint("documents:write")
 async def delete_document(call: Call) -> Response:
     doc = documents.delete(
-        call.world, call.region, call.request.path_params["doc_id"], call.principal.actor, call.now
+        call.world,
+        call.region,
+        call.request.path_params["doc_id"],
+        call.principal.actor,
+        call.now(),
     )
     return json_response(views.deleted(doc.id, "document"))

@@ -17,7 +17,7 @@ from starlette.routing import Router
 from starlette.types import Receive, Scope, Send
 
 from mockserver.core.errors import NotFound
-from mockserver.web.exchange import Exchange
+from mockserver.web.context import context_of
 from mockserver.web.query import ApiRequest
 from mockserver.web.render import JsonBytes
 from mockserver.web.routes import RouteTable
@@ -57,8 +57,10 @@ class Dispatcher:
             raise
         if type(response) is JsonBytes:  # what Response.__call__ sends, one call fewer
             status, headers = response.status_code, response.raw_headers
-            if type(send) is Exchange:  # the pipeline's send: both messages in one call
-                await send.respond(status, headers, response.body, response.kept)
+            context = context_of(scope)
+            exchange = context.exchange if context is not None else None
+            if exchange is not None and send is exchange:  # both messages in one call
+                await exchange.respond(status, headers, response.body, response.kept)
                 return
             await send({"type": "http.response.start", "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": response.body})

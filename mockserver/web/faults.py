@@ -31,8 +31,7 @@ from mockserver.domain.store import Store
 from mockserver.scenarios.engine import MISSING, RequestView, ScenarioEngine
 from mockserver.scenarios.model import ERROR_TYPES, Deprecation, Rule
 from mockserver.web.body import MAX_BODY
-from mockserver.web.context import REQUEST_ID_KEY
-from mockserver.web.journal_layer import RULE_KEY
+from mockserver.web.context import context_of
 from mockserver.web.render import JSON, envelope_bytes
 
 Headers = list[tuple[bytes, bytes]]
@@ -67,11 +66,14 @@ class FaultLayer:
             view = RequestView(method, path, _query(scope), headers, key, body)
             rule = engine.decide(view)
             if rule is not None:
-                scope[RULE_KEY] = rule.name
+                context = context_of(scope)  # always set: this layer runs inside the pipeline
+                request_id = context.request_id if context is not None else ""
+                if context is not None:
+                    context.rule = rule.name
                 if rule.respond.delay_ms:
                     await hold(rule.respond.delay_ms / 1000)
                 if rule.respond.status is not None:
-                    await _send_injected(send, scope, rule, extra)
+                    await _send_injected(send, request_id, rule, extra)
                     return
 
         if not extra:
@@ -166,7 +168,7 @@ async def _send(send: Send, status: int, body: bytes, headers: Headers) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def _send_injected(send: Send, scope: Scope, rule: Rule, extra: Headers) -> None:
+async def _send_injected(send: Send, request_id: str, rule: Rule, extra: Headers) -> None:
     respond = rule.respond
     status = respond.status or 200
     headers: Headers = []
@@ -176,7 +178,7 @@ async def _send_injected(send: Send, scope: Scope, rule: Rule, extra: Headers) -
         kind = error.type if error else ERROR_TYPES.get(status, "api_error")
         message = error.message if error else f"Injected by scenario rule '{rule.name}'."
         param = error.param if error else None
-        body = envelope_bytes(kind, message, param, scope[REQUEST_ID_KEY])
+        body = envelope_bytes(kind, message, param, request_id)
         headers.append((b"content-type", JSON.encode()))
     elif respond.has_body:
         body = orjson.dumps(respond.body)

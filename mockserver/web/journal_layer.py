@@ -15,7 +15,6 @@ from starlette.types import Message, Receive, Scope
 from mockserver.domain.store import Store
 from mockserver.engine.journal import Entry, Journal
 
-RULE_KEY = "mock.rule"  # the faults layer names the rule that answered, here
 CONTROL_PLANE = "/_mock"
 
 

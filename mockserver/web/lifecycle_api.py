@@ -19,7 +19,7 @@ from mockserver.web.render import JSON, json_response
 async def create_workflow(call: Call) -> Response:
     body = await read_json_object(call.request)
     workflow = workflows.create(
-        call.world, call.region, body, call.store.limits, call.principal.actor, call.now
+        call.world, call.region, body, call.store.limits, call.principal.actor, call.now()
     )
     return json_response(views.workflow_created(workflow), 201)
 
@@ -33,7 +33,7 @@ async def advance_workflow(call: Call) -> Response:
         call.request.path_params["workflow_id"],
         body,
         call.principal.actor,
-        call.now,
+        call.now(),
     )
     return json_response(views.workflow_advanced(workflow))
 
@@ -62,7 +62,7 @@ def _download_url(request: Request, job_id: str, query: str) -> str:
 async def create_export(call: Call) -> Response:
     body = await read_json_object(call.request)
     job = exports.create(
-        call.world, call.region, body, call.principal.actor, call.now, call.store.secret
+        call.world, call.region, body, call.principal.actor, call.now(), call.store.secret
     )
     call.store.export_worlds[job.id] = call.world
     return json_response(views.export_job(job), 202)

@@ -26,11 +26,11 @@ from mockserver.core.errors import ApiError, InternalError
 from mockserver.domain.store import Store
 from mockserver.engine.journal import Entry, Journal
 from mockserver.web.compression import accepts_gzip
-from mockserver.web.context import REGION_KEY, REQUEST_ID_KEY, STORE_KEY
+from mockserver.web.context import CONTEXT, RequestContext
 from mockserver.web.exchange import Exchange
 from mockserver.web.faults import FaultLayer
 from mockserver.web.hosts import routed_region
-from mockserver.web.journal_layer import CONTROL_PLANE, RULE_KEY, open_entry, recording
+from mockserver.web.journal_layer import CONTROL_PLANE, open_entry, recording
 from mockserver.web.limits import check_query
 from mockserver.web.render import JSON, error_bytes
 from mockserver.web.traffic import Admission, ForcedLimitHook, Replay, Traffic
@@ -95,8 +95,7 @@ class Pipeline:
         store = self.store
         store.scheduler.run_due()  # real clock: timers that fell due since the last request
         request_id = store.request_ids.new("req_")
-        scope[REQUEST_ID_KEY] = request_id
-        scope[STORE_KEY] = store
+        context = scope[CONTEXT] = RequestContext(request_id, store)
         exchange = Exchange(
             send,
             entry,
@@ -104,16 +103,17 @@ class Pipeline:
             (b"x-request-id", request_id.encode()),
             (b"date", http_date(store.clock.now())),
         )
+        context.exchange = exchange
         try:
             admission: Admission | None = None
             if not path.startswith(CONTROL_PLANE):
-                admission = self.traffic.admit(scope, path)
+                admission = self.traffic.admit(scope, path, context)
                 exchange.rate_headers = admission.headers
             check_query(scope)
-            scope[REGION_KEY] = routed_region(scope, path_region)
+            context.region = routed_region(scope, path_region)
             if admission is not None and admission.idempotency_keys and admission.principal:
                 claim = await self.traffic.claim(
-                    scope, receive, admission.principal, admission.idempotency_keys
+                    scope, receive, context, admission.principal, admission.idempotency_keys
                 )
                 if isinstance(claim, Replay):
                     exchange.replaying = True
@@ -142,11 +142,12 @@ class Pipeline:
                 request_id,
             )
         finally:
+            context.exchange = None  # the ticket refers to the context: no cycle outlives us
             if exchange.ticket is not None:
                 exchange.ticket.close()
             if entry is not None:
                 entry.duration = perf_counter() - entry_started
-                entry.rule = scope.get(RULE_KEY)
+                entry.rule = context.rule
 
     @staticmethod
     async def _send_error(send: Send, error: ApiError, request_id: str) -> None:

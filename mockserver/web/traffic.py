@@ -29,10 +29,9 @@ from mockserver.domain.idempotency import Record
 from mockserver.domain.models import ApiKey
 from mockserver.domain.ratelimit import ANONYMOUS_PLAN, Verdict
 from mockserver.domain.store import Store
-from mockserver.web.body import MAX_BODY, PARSED_BODY_KEY
-from mockserver.web.context import OPERATION_KEY, PRINCIPAL_KEY, REGION_KEY, principal_for
+from mockserver.web.body import MAX_BODY
+from mockserver.web.context import RequestContext, principal_for
 from mockserver.web.headers import credential_headers, first_header
-from mockserver.web.journal_layer import RULE_KEY
 
 if TYPE_CHECKING:
     from mockserver.scenarios.engine import ForcedLimit
@@ -130,8 +129,9 @@ class Traffic:
         self.forced_limit = forced_limit
         self._principals: dict[bytes, tuple[ApiKey, Principal]] = {}
 
-    def admit(self, scope: Scope, path: str) -> Admission:
-        """Count the request; raise RateLimited (with the headers) when its window is full."""
+    def admit(self, scope: Scope, path: str, context: RequestContext) -> Admission:
+        """Count the request; raise RateLimited (with the headers) when its window is full.
+        A valid credential's principal is left in `context` for the endpoint."""
         authorization, keys = credential_headers(scope)
         principal = None
         if authorization is not None and not _credential_free(path):
@@ -142,12 +142,12 @@ class Traffic:
             limit, burst = ANONYMOUS_PLAN
             verdict = self.store.rate_limits.hit_anonymous(client[0] if client else "", now)
         else:
-            scope[PRINCIPAL_KEY] = principal
+            context.principal = principal
             limit, burst = principal.rate_limit, principal.burst
             hook = self.forced_limit
             forced = None if hook is None else hook(principal.credential, scope["method"], path)
             if forced is not None:  # a scenario's burst: the window counts as full, uncounted
-                scope[RULE_KEY] = forced.rule
+                context.rule = forced.rule
                 raise _refusal(limit, burst, Verdict(False, 0, forced.reset_at, forced.retry_after))
             verdict = self.store.rate_limits.hit(principal.credential, burst, now)
         if not verdict.admitted:
@@ -177,7 +177,12 @@ class Traffic:
         return principal
 
     async def claim(
-        self, scope: Scope, receive: Receive, principal: Principal, keys: list[str]
+        self,
+        scope: Scope,
+        receive: Receive,
+        context: RequestContext,
+        principal: Principal,
+        keys: list[str],
     ) -> Ticket | Replay | None:
         """Refuse (400 for a bad key, 409), replay, or let the request run holding its key
         (None: run it as if it had no key, because its body is over the size limit)."""
@@ -206,14 +211,14 @@ class Traffic:
         if not whole:  # over the size limit: the handler answers 413, nothing is kept
             if mine is not None:
                 records.abandon(scope_key, mine)
-            return Ticket(self.store, scope, receive, body, None, scope_key)
+            return Ticket(self.store, context, receive, body, None, scope_key)
         account = self.store.accounts.get(principal.account_id)
-        region = scope.get(REGION_KEY) or (account.default_region if account else "")
+        region = context.region or (account.default_region if account else "")
         fingerprint, value = idempotency.fingerprint_and_value(
             scope["method"], region, scope["path"], body
         )
         if type(value) is dict:  # what the handler would parse from these very bytes
-            scope[PARSED_BODY_KEY] = (body, value)
+            context.parsed_body = (body, value)
         if mine is None:  # the key had a kept result: look again, the body took time
             record = records.lookup(scope_key, self.store.clock.now())
             if record is None:
@@ -226,7 +231,7 @@ class Traffic:
                 require_scope(principal, record.permission or None)
                 return Replay(record.response)
         mine.fingerprint = fingerprint
-        return Ticket(self.store, scope, receive, body, mine, scope_key)
+        return Ticket(self.store, context, receive, body, mine, scope_key)
 
 
 def _declared_length(scope: Scope) -> int:
@@ -297,8 +302,8 @@ class Ticket:
         "_head",
         "_receive",
         "_status",
+        "context",
         "record",
-        "scope",
         "scope_key",
         "store",
     )
@@ -306,14 +311,14 @@ class Ticket:
     def __init__(
         self,
         store: Store,
-        scope: Scope,
+        context: RequestContext,
         receive: Receive,
         body: bytes,
         record: Record | None,
         scope_key: idempotency.Scope,
     ) -> None:
         self.store = store
-        self.scope = scope
+        self.context = context
         self._receive = receive
         self._body: bytes | None = body
         self.record = record
@@ -347,7 +352,7 @@ class Ticket:
         record, self.record = self.record, None
         if record is None:
             return
-        permission = self.scope.get(OPERATION_KEY)
+        permission = self.context.operation
         records = self.store.idempotency
         if permission is None:  # no operation ran (an unknown route): keep nothing
             records.abandon(self.scope_key, record)

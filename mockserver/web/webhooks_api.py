@@ -27,7 +27,7 @@ async def create_endpoint(call: Call) -> Response:
         engine.book(call.world),
         body,
         call.principal.actor,
-        call.now,
+        call.now(),
         strict=engine.strict_urls,
     )
     return json_response(webhooks.endpoint_created(created), 201)
@@ -43,5 +43,5 @@ async def list_endpoints(call: Call) -> Response:
 async def delete_endpoint(call: Call) -> Response:
     book = engine_of(call.request).book(call.world)
     endpoint_id = call.request.path_params["endpoint_id"]
-    deleted = webhooks.delete(call.world, book, endpoint_id, call.principal.actor, call.now)
+    deleted = webhooks.delete(call.world, book, endpoint_id, call.principal.actor, call.now())
     return json_response(views.deleted(deleted.id, "webhook_endpoint"))
