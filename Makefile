@@ -28,6 +28,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check $(SOURCES)
 	$(BIN)/ruff format --check $(SOURCES)
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint browser native
 	$(BIN)/pytest -q

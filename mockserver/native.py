@@ -40,7 +40,7 @@ MODULES = (
     "mockserver.serving.gc_tuning",
     "mockserver.core.ids",
     "mockserver.engine.journal",
-    "mockserver.core.kept_bytes",
+    "mockserver.domain.kept_bytes",
     "mockserver.core.scheduler",
     "mockserver.core.sharded",
     "mockserver.domain.store",

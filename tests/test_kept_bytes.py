@@ -1,6 +1,6 @@
 """What the mock keeps for a long time is kept at its size: orjson's output sits in a block of
 about 4 KiB whatever its length, so bytes that are stored (an idempotent replay, a document's
-rendering, the journal, a webhook envelope) are copied out of it (mockserver/core/kept_bytes.py),
+rendering, the journal, a webhook envelope) are copied out of it (mockserver/domain/kept_bytes.py),
 and a kept response is one bytes object (http/traffic.py `pack_response`)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from starlette.applications import Starlette
 
 from mockserver.core.config import Settings
-from mockserver.core.kept_bytes import dumps_kept, kept
+from mockserver.domain.kept_bytes import dumps_kept, kept
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
 from mockserver.web.traffic import pack_head, pack_response, unpack_response

@@ -12,8 +12,8 @@ from mockserver.cli.main import main
 from mockserver.core.config import Settings
 from mockserver.core.resources import default_seed_path
 from mockserver.scenarios.loader import load_scenario_text
-from mockserver.scenarios.replay import Runner
 from mockserver.testing.inprocess import inprocess_client
+from mockserver.testing.replay import Runner
 from mockserver.web.app import create_app
 
 from .test_cli import MOCKSERVER, free_port

@@ -84,11 +84,8 @@ def _openapi(seed_path: Path | None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from mockserver.serving.gc_tuning import PacedCollection, tune_for_serving
-    from mockserver.serving.https_only import https_only
-    from mockserver.serving.one_write import one_write_protocol
+    from mockserver.serving.server import protocol_options, serve
     from mockserver.web.app import create_app
 
     settings = Settings(
@@ -107,20 +104,17 @@ def _run(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as cleanup:
         try:
             tls = _tls_files(args, cleanup)
-            protocol = one_write_protocol()
-            options = https_only(tls.server_context(), protocol) if tls else {"http": protocol}
+            options = protocol_options(tls)
         except (OSError, ValueError) as error:
             print(f"mockserver: cannot set up TLS: {error}", file=sys.stderr)
             return 2
         _print_banner(args, tls)
-        uvicorn.run(
+        serve(
             PacedCollection(app),
+            options,
             host=args.host,
             port=args.port,
             log_level=args.log_level,
-            access_log=False,
-            date_header=False,  # the app sends `Date`, from the mock clock (http/exchange.py)
-            **options,
         )
     return 0
 

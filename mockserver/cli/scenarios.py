@@ -39,8 +39,8 @@ def replay(
     """Run the scenario's steps on a fresh in-process server with a frozen clock: one line per
     step, then `N passed, N failed`. Exit status 0 only if every step passed."""
     from mockserver.scenarios.loader import load_scenario
-    from mockserver.scenarios.replay import Runner
     from mockserver.testing.inprocess import inprocess_client
+    from mockserver.testing.replay import Runner
     from mockserver.web.app import create_app
 
     scenario = load_scenario(path)  # a bad file raises before any server is built
@@ -48,7 +48,7 @@ def replay(
         seed_path=seed, clock_mode="frozen", random_seed=random_seed, start_time=start_time
     )
     app = create_app(settings)
-    app.state.scenarios.load(scenario)
+    app.state.control.arm(scenario)
     with inprocess_client(app, base_url="http://mockserver", timeout=60) as client:
         ok = Runner(client, scenario).run(lambda line: print(line, flush=True))
     return 0 if ok else 1

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from mockserver.core.clock import format_ts
-from mockserver.core.kept_bytes import dumps_kept
+from mockserver.domain.kept_bytes import dumps_kept
 from mockserver.domain.models import ENCRYPTION, Document, ExportJob, Vault, Workflow
 
 

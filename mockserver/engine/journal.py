@@ -14,8 +14,8 @@ from typing import Any
 import orjson
 
 from mockserver.core.clock import format_ts
-from mockserver.core.kept_bytes import kept
 from mockserver.domain.auth import mask
+from mockserver.domain.kept_bytes import kept
 
 BODY_LIMIT = 16 * 1024
 

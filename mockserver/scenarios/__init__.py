@@ -1,4 +1,4 @@
-"""Scenario files: the format (schema, model), the loader, the engine and the replay runner.
+"""Scenario files: the format (schema, model), the loader and the engine that applies them.
 
 schema.py   the JSON Schema QA's editors validate against (`mockserver schema scenario`)
 model.py    the typed scenario the loader builds
@@ -6,5 +6,4 @@ loader.py   YAML -> schema -> checks -> model, every error as `file:line: messag
 matching.py path patterns, header, query and body-subset matchers (pure)
 actions.py  setup and timeline actions, checked before anything is applied
 engine.py   loaded scenarios: rules, bursts, webhook faults, deprecations, timeline
-replay.py   `mockserver replay`: run a scenario's steps against a fresh in-process app
 """

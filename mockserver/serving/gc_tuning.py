@@ -39,9 +39,8 @@ from __future__ import annotations
 import gc
 from typing import Any
 
-from starlette.types import ASGIApp, Receive, Scope, Send
-
 from mockserver.domain.store import Store, World, WorldLoader
+from mockserver.serving.asgi import ASGIApp, Receive, Scope, Send
 
 GEN0 = 2_000
 COLLECT_EVERY = 100  # requests between the young collections of `PacedCollection`

@@ -23,7 +23,7 @@ import importlib
 from types import ModuleType
 from typing import Any, Final, cast, final
 
-from starlette.types import Message, Send
+from mockserver.serving.asgi import Message, Send
 
 
 def _httptools() -> ModuleType | None:

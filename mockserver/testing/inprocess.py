@@ -12,7 +12,8 @@ import threading
 from typing import Any
 
 import httpx
-from starlette.types import ASGIApp
+
+from mockserver.serving.asgi import ASGIApp
 
 
 class InProcessTransport(httpx.BaseTransport):

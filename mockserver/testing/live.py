@@ -13,14 +13,14 @@ import ssl
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-import uvicorn
-from starlette.applications import Starlette
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
+from mockserver.serving.asgi import ASGIApp
 from mockserver.serving.certs import TlsFiles, make_test_certs
-from mockserver.serving.https_only import https_only
-from mockserver.serving.one_write import one_write_protocol
+from mockserver.serving.server import protocol_options, server
 
 
 class LiveServer:
@@ -36,21 +36,14 @@ class LiveServer:
         self.host, self.port = self._sock.getsockname()[:2]
         self._tls_dir: tempfile.TemporaryDirectory[str] | None = None
         self.tls: TlsFiles | None = None
-        protocol = one_write_protocol()  # as `mockserver run` serves
-        options: dict[str, Any] = {"http": protocol}
         if tls:
             self._tls_dir = tempfile.TemporaryDirectory(prefix="mockserver-tls-")
             self.tls = make_test_certs(Path(self._tls_dir.name))
-            options = https_only(self.tls.server_context(), protocol)
-        config = uvicorn.Config(
-            app,
-            log_level="warning",
-            access_log=False,
-            date_header=False,  # the app sends `Date`, from the mock clock
-            lifespan="on" if lifespan else "off",
-            **options,
+        served: ASGIApp = app
+        options = protocol_options(self.tls)  # as `mockserver run` serves
+        self._server = server(
+            served, options, log_level="warning", lifespan="on" if lifespan else "off"
         )
-        self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
         )

@@ -17,17 +17,19 @@ from __future__ import annotations
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
-from starlette.applications import Starlette
 
 from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
 from mockserver.domain.store import Store
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.live import LiveServer
 from mockserver.web.app import create_app
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 FULL_KEY = "sk_test_mock_full"
 

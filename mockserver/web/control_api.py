@@ -9,24 +9,20 @@ from __future__ import annotations
 import hmac
 from collections.abc import Awaitable, Callable
 from functools import wraps
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from mockserver.core.clock import format_ts, parse_ts
-from mockserver.core.errors import AuthenticationError, NotFound, ValidationError
-from mockserver.domain import documents
+from mockserver.core.clock import parse_ts
+from mockserver.core.errors import AuthenticationError, ValidationError
 from mockserver.domain import validation as v
-from mockserver.domain.store import Store
+from mockserver.engine.control import Control
 from mockserver.web.body import read_json_object
-from mockserver.web.context import store_of
+from mockserver.web.context import control_of
 from mockserver.web.render import json_response
 
-AdminHandler = Callable[[Request, Store], Awaitable[Response]]
-
-TEN_YEARS = 10 * 366 * 86400
+AdminHandler = Callable[[Request, Control], Awaitable[Response]]
 
 
 def admin(handler: AdminHandler) -> Callable[[Request], Awaitable[Response]]:
@@ -35,7 +31,7 @@ def admin(handler: AdminHandler) -> Callable[[Request], Awaitable[Response]]:
     @wraps(handler)
     async def run(request: Request) -> Response:
         check_admin_token(request, request.headers.get("x-mock-admin-token", ""))
-        return await handler(request, store_of(request))
+        return await handler(request, control_of(request))
 
     return run
 
@@ -49,39 +45,29 @@ def check_admin_token(request: Request, given: str) -> None:
         )
 
 
-def clock_state(store: Store) -> dict[str, Any]:
-    return {"now": format_ts(store.clock.now()), "mode": store.clock.mode}
+@admin
+async def reset(request: Request, control: Control) -> Response:
+    state = control.reset()
+    return json_response({"reset": True, **state.as_json()})
 
 
 @admin
-async def reset(request: Request, store: Store) -> Response:
-    store.reset()
-    return json_response({"reset": True, **clock_state(store)})
+async def get_clock(request: Request, control: Control) -> Response:
+    return json_response(control.clock().as_json())
 
 
 @admin
-async def get_clock(request: Request, store: Store) -> Response:
-    store.scheduler.run_due()
-    return json_response(clock_state(store))
-
-
-@admin
-async def advance_clock(request: Request, store: Store) -> Response:
+async def advance_clock(request: Request, control: Control) -> Response:
     body = await read_json_object(request)
     seconds = v.required(body, "seconds")
     if isinstance(seconds, bool) or not isinstance(seconds, int | float):
         raise ValidationError("'seconds' must be a number.", param="seconds")
-    if not 0 <= seconds <= TEN_YEARS:
-        raise ValidationError(
-            f"'seconds' must be from 0 to {TEN_YEARS} (the clock never moves back by advance).",
-            param="seconds",
-        )
-    ran = await store.scheduler.advance_async(seconds)  # awaits the webhook attempts it runs
-    return json_response({**clock_state(store), "timers_run": ran})
+    state, ran = await control.advance(seconds)  # awaits webhook attempts it runs
+    return json_response({**state.as_json(), "timers_run": ran})
 
 
 @admin
-async def set_clock(request: Request, store: Store) -> Response:
+async def set_clock(request: Request, control: Control) -> Response:
     body = await read_json_object(request)
     raw = v.required(body, "at")
     try:
@@ -90,28 +76,19 @@ async def set_clock(request: Request, store: Store) -> Response:
         at = None
     if at is None:
         raise ValidationError("'at' must be an RFC 3339 timestamp.", param="at")
-    if at >= store.clock.now():
-        ran = await store.scheduler.run_until_async(at)
-    else:
-        store.clock.set(at)  # backwards: nothing runs, timers wait for the clock to return
-        ran = 0
-    return json_response({**clock_state(store), "timers_run": ran})
+    state, ran = await control.set_clock(at)
+    return json_response({**state.as_json(), "timers_run": ran})
 
 
 @admin
-async def legal_hold(request: Request, store: Store) -> Response:
+async def legal_hold(request: Request, control: Control) -> Response:
     doc_id = request.path_params["doc_id"]
     body = await read_json_object(request)
     on = v.required(body, "on")
     if not isinstance(on, bool):
         raise ValidationError("'on' must be true or false.", param="on")
-    for world in store.seeded_worlds():
-        for region in world.regions.values():
-            doc = region.documents.get(doc_id)
-            if doc is not None and not doc.deleted:
-                doc = documents.set_legal_hold(world, doc, on, store.now())
-                return json_response({"id": doc.id, "legal_hold": doc.legal_hold})
-    raise NotFound.resource("document", doc_id)
+    doc = control.legal_hold(doc_id, on)
+    return json_response({"id": doc.id, "legal_hold": doc.legal_hold})
 
 
 def admin_routes() -> list[BaseRoute]:

@@ -17,14 +17,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from mockserver.core.errors import NotFound, ScenarioError, ValidationError
+from mockserver.core.errors import ScenarioError, ValidationError
 from mockserver.domain import validation as v
-from mockserver.domain.accounts import NAME_MAX, AccountFactory
+from mockserver.domain.accounts import NAME_MAX
 from mockserver.domain.models import REGIONS
-from mockserver.domain.store import Store
+from mockserver.engine.control import Control
 from mockserver.engine.journal import Journal
-from mockserver.scenarios.engine import Loaded, ScenarioEngine
-from mockserver.scenarios.loader import load_scenario, load_scenario_text
+from mockserver.scenarios.engine import Loaded
 from mockserver.web.body import read_json_object
 from mockserver.web.control_api import admin
 from mockserver.web.render import json_response
@@ -33,57 +32,45 @@ YAML_MAX = 512 * 1024
 JOURNAL_PAGE_MAX = 10_000
 
 
-def _engine(request: Request) -> ScenarioEngine:
-    engine: ScenarioEngine = request.app.state.scenarios
-    return engine
-
-
 @admin
-async def load(request: Request, store: Store) -> Response:
+async def load(request: Request, control: Control) -> Response:
     """Load one scenario; a bad one is 422 with its `file:line: message`, and changes nothing."""
     body = await read_json_object(request)
-    engine = _engine(request)
     name, text = body.get("name"), body.get("yaml")
     if (name is None) == (text is None):
         raise ValidationError("Send exactly one of 'name' or 'yaml'.", param="name")
     try:
         if name is not None:
             name = v.string(name, "name", max_len=64)
-            path = engine.path_of(name)
-            if path is None:
-                raise NotFound(
-                    f"No scenario named '{name}'. Available: {', '.join(engine.available())}.",
-                    param="name",
-                )
-            loaded = engine.load(load_scenario(path))
+            loaded = control.load_scenario(name)
         else:
             text = v.string(text, "yaml", max_len=YAML_MAX)
             source = v.string(body.get("source", "<inline>"), "source", max_len=255)
-            loaded = engine.load(load_scenario_text(text, source))
+            loaded = control.load_scenario_text(text, source)
     except ScenarioError as error:
         raise ValidationError(str(error), param="yaml" if text is not None else "name") from None
-    return json_response(_loaded(engine, loaded), status=201)
+    return json_response(_loaded(control, loaded), status=201)
 
 
-def _loaded(engine: ScenarioEngine, loaded: Loaded) -> dict[str, Any]:
+def _loaded(control: Control, loaded: Loaded) -> dict[str, Any]:
     described: dict[str, Any] = next(
-        item for item in engine.summary()["data"] if item["name"] == loaded.scenario.name
+        item for item in control.scenarios()["data"] if item["name"] == loaded.scenario.name
     )
     return described
 
 
 @admin
-async def list_scenarios(request: Request, store: Store) -> Response:
-    return json_response(_engine(request).summary())
+async def list_scenarios(request: Request, control: Control) -> Response:
+    return json_response(control.scenarios())
 
 
 @admin
-async def unload(request: Request, store: Store) -> Response:
-    return json_response({"unloaded": _engine(request).unload_all()})
+async def unload(request: Request, control: Control) -> Response:
+    return json_response({"unloaded": control.unload_scenarios()})
 
 
 @admin
-async def requests(request: Request, store: Store) -> Response:
+async def requests(request: Request, control: Control) -> Response:
     """The journal, newest first; filters method, path (a prefix), status, key; `limit`."""
     query = request.query_params
     journal: Journal = request.app.state.journal
@@ -107,7 +94,7 @@ async def requests(request: Request, store: Store) -> Response:
 
 
 @admin
-async def new_account(request: Request, store: Store) -> Response:
+async def new_account(request: Request, control: Control) -> Response:
     """A fresh account with its keys; an empty body means the defaults."""
     raw = await request.body()
     body: dict[str, Any] = {}
@@ -117,8 +104,7 @@ async def new_account(request: Request, store: Store) -> Response:
     name = body.get("name")
     if name is not None:
         name = v.string(name, "name", max_len=NAME_MAX)
-    factory: AccountFactory = request.app.state.accounts
-    made = factory.open(region, name)
+    made = control.new_account(region, name)
     account = made.account
     return json_response(
         {

@@ -15,7 +15,7 @@ from starlette.routing import BaseRoute, Route
 from mockserver.core.errors import ValidationError
 from mockserver.domain import validation as v
 from mockserver.domain import views
-from mockserver.domain.store import Store
+from mockserver.engine.control import Control
 from mockserver.web.body import read_json_object
 from mockserver.web.control_api import admin
 from mockserver.web.render import json_response
@@ -26,7 +26,7 @@ WAIT_MAX = 600.0  # seconds
 
 
 @admin
-async def list_deliveries(request: Request, store: Store) -> Response:
+async def list_deliveries(request: Request, control: Control) -> Response:
     query = request.query_params
     status = query.get("status")
     if status is not None:
@@ -41,13 +41,13 @@ async def list_deliveries(request: Request, store: Store) -> Response:
 
 
 @admin
-async def redeliver(request: Request, store: Store) -> Response:
-    copy = engine_of(request).redeliver(request.path_params["delivery_id"])
+async def redeliver(request: Request, control: Control) -> Response:
+    copy = control.redeliver(request.path_params["delivery_id"])
     return json_response(delivery_view(copy), 202)
 
 
 @admin
-async def wait(request: Request, store: Store) -> Response:
+async def wait(request: Request, control: Control) -> Response:
     """Wait until every attempt under way has finished (each ends within the delivery timeout);
     `idle` is false if some were still running after `timeout` seconds."""
     engine = engine_of(request)
@@ -62,8 +62,8 @@ async def wait(request: Request, store: Store) -> Response:
                     f"'timeout' must be from 0 to {WAIT_MAX:g} seconds.", param="timeout"
                 )
             timeout = float(raw)
-    idle = await store.scheduler.settle(timeout)
-    return json_response({"idle": idle, "in_flight": store.scheduler.busy})
+    idle, in_flight = await control.settle(timeout)
+    return json_response({"idle": idle, "in_flight": in_flight})
 
 
 def admin_webhook_routes() -> list[BaseRoute]:

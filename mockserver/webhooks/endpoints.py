@@ -22,8 +22,8 @@ from urllib.parse import urlsplit
 from mockserver.core.clock import format_ts
 from mockserver.core.errors import Conflict, NotFound, ValidationError
 from mockserver.core.ids import IdFactory
-from mockserver.core.kept_bytes import dumps_kept
 from mockserver.domain import validation as v
+from mockserver.domain.kept_bytes import dumps_kept
 from mockserver.domain.store import World
 from mockserver.webhooks.deliveries import EndpointQueue
 

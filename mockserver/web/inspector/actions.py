@@ -11,11 +11,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from mockserver.core.clock import format_ts, parse_ts
-from mockserver.core.errors import NotFound, ScenarioError, ValidationError
+from mockserver.core.errors import ScenarioError, ValidationError
 from mockserver.domain.store import Store
-from mockserver.scenarios.loader import load_scenario
-from mockserver.web.control_api import TEN_YEARS
-from mockserver.web.inspector.pages import scenarios_of, webhooks_of
+from mockserver.engine.control import TEN_YEARS
+from mockserver.web.context import control_of
 from mockserver.web.inspector.web import back, form_of, ui
 
 
@@ -32,8 +31,8 @@ def _seconds(raw: str | None) -> float:
 @ui
 async def advance_clock(request: Request, store: Store) -> Response:
     seconds = _seconds((await form_of(request)).get("seconds"))
-    ran = await store.scheduler.advance_async(seconds)
-    now = format_ts(store.clock.now())
+    state, ran = await control_of(request).advance(seconds)
+    now = format_ts(state.now)
     return back("", notice=f"Clock advanced {seconds:g} s to {now}; {ran} timer(s) ran.")
 
 
@@ -46,32 +45,21 @@ async def set_clock(request: Request, store: Store) -> Response:
         at = None
     if at is None:
         raise ValidationError("'at' must be an RFC 3339 timestamp.", param="at")
-    if at >= store.clock.now():
-        ran = await store.scheduler.run_until_async(at)
-    else:
-        store.clock.set(at)  # backwards: nothing runs, as POST /_mock/clock/set
-        ran = 0
+    _, ran = await control_of(request).set_clock(at)
     return back("", notice=f"Clock set to {format_ts(at)}; {ran} timer(s) ran.")
 
 
 @ui
 async def reset(request: Request, store: Store) -> Response:
-    store.reset()
+    control_of(request).reset()
     return back("", notice="Reset to the seed.")
 
 
 @ui
 async def load_scenario_named(request: Request, store: Store) -> Response:
     name = (await form_of(request)).get("name", "")
-    engine = scenarios_of(request)
-    path = engine.path_of(name) if name else None
-    if path is None:
-        raise NotFound(
-            f"No scenario named '{name[:64]}'. Available: {', '.join(engine.available())}.",
-            param="name",
-        )
     try:
-        engine.load(load_scenario(path))
+        control_of(request).load_scenario(name)
     except ScenarioError as error:
         raise ValidationError(str(error), param="name") from None
     return back("", notice=f"Scenario {name} loaded.")
@@ -79,11 +67,11 @@ async def load_scenario_named(request: Request, store: Store) -> Response:
 
 @ui
 async def unload_scenarios(request: Request, store: Store) -> Response:
-    count = scenarios_of(request).unload_all()
+    count = control_of(request).unload_scenarios()
     return back("", notice=f"{count} scenario(s) unloaded.")
 
 
 @ui
 async def redeliver(request: Request, store: Store) -> Response:
-    copy = webhooks_of(request).redeliver(request.path_params["delivery_id"])
+    copy = control_of(request).redeliver(request.path_params["delivery_id"])
     return back("/webhooks", notice=f"Queued {copy.id}, a redelivery of {copy.redelivery_of}.")

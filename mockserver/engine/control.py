@@ -1,0 +1,136 @@
+"""The control facade: every way to steer a sandbox from outside the API, in one place.
+
+The `/_mock` endpoints, the inspector's buttons, the CLI and the pytest plugin all call these
+methods; they parse their own input (JSON, forms, arguments) and render the results their own
+way, but the rules (what a reset clears, how the clock moves and which timers run, where a
+legal hold applies, how a scenario is found and armed) live only here. Values are checked
+here too, so every caller refuses the same things: a refusal is an ApiError with its `param`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from mockserver.core.clock import format_ts
+from mockserver.core.errors import NotFound, ValidationError
+from mockserver.domain import documents
+from mockserver.domain.accounts import NewAccount
+from mockserver.domain.models import Document
+from mockserver.scenarios.engine import Loaded
+from mockserver.scenarios.loader import load_scenario, load_scenario_text
+from mockserver.scenarios.model import Scenario
+from mockserver.webhooks.deliveries import Delivery
+
+if TYPE_CHECKING:
+    from mockserver.engine.sandbox import Sandbox
+
+TEN_YEARS = 10 * 366 * 86400  # the furthest one advance may move the clock, in seconds
+
+
+class ClockState(NamedTuple):
+    """The mock clock as the control plane shows it."""
+
+    now: float  # Unix seconds (a real clock has fractions)
+    mode: str  # "real" or "frozen"
+
+    def as_json(self) -> dict[str, str]:
+        return {"now": format_ts(self.now), "mode": self.mode}
+
+
+class Control:
+    """Reset, the clock, legal holds, scenarios, accounts and redelivery of one sandbox."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self._sandbox = sandbox
+        self._store = sandbox.store
+
+    def reset(self) -> ClockState:
+        """A clean slate: the seed's data, the clock at its start (frozen mode), and empty rate
+        windows, idempotency records, journals, deliveries and scenarios."""
+        self._store.reset()
+        return self._state()
+
+    def clock(self) -> ClockState:
+        """The clock now, after running the timers that fell due (a real clock moves)."""
+        self._store.scheduler.run_due()
+        return self._state()
+
+    async def advance(self, seconds: float) -> tuple[ClockState, int]:
+        """Move the clock forward by `seconds` (0 to ten years), running every timer that
+        falls due on the way, webhook attempts awaited; the new state and the timers run."""
+        if not 0 <= seconds <= TEN_YEARS:
+            raise ValidationError(
+                f"'seconds' must be from 0 to {TEN_YEARS} (the clock never moves back by advance).",
+                param="seconds",
+            )
+        ran = await self._store.scheduler.advance_async(seconds)
+        return self._state(), ran
+
+    async def set_clock(self, at: float) -> tuple[ClockState, int]:
+        """Set the clock to `at` (Unix seconds). Forward runs the timers due by then; backward
+        runs nothing, and timers wait for the clock to come back."""
+        store = self._store
+        if at >= store.clock.now():
+            ran = await store.scheduler.run_until_async(at)
+        else:
+            store.clock.set(at)
+            ran = 0
+        return self._state(), ran
+
+    def legal_hold(self, doc_id: str, on: bool) -> Document:
+        """Place or release the legal hold of a live document, wherever it lives; 404 when no
+        world has it."""
+        store = self._store
+        for world in store.seeded_worlds():
+            for region in world.regions.values():
+                doc = region.documents.get(doc_id)
+                if doc is not None and not doc.deleted:
+                    return documents.set_legal_hold(world, doc, on, store.now())
+        raise NotFound.resource("document", doc_id)
+
+    def load_scenario(self, name: str) -> Loaded:
+        """Load a shipped (or `scenarios/`) scenario by name; 404 naming the available ones.
+        A file that does not load raises ScenarioError and changes nothing."""
+        scenarios = self._sandbox.scenarios
+        path = scenarios.path_of(name) if name else None
+        if path is None:
+            raise NotFound(
+                f"No scenario named '{name[:64]}'. Available: {', '.join(scenarios.available())}.",
+                param="name",
+            )
+        return self.arm(load_scenario(path))
+
+    def load_scenario_text(self, text: str, source: str) -> Loaded:
+        """Load a scenario from YAML text (`source` names it in errors)."""
+        return self.arm(load_scenario_text(text, source))
+
+    def arm(self, scenario: Scenario) -> Loaded:
+        """Load a scenario already read from its file: apply its setup, arm its rules."""
+        return self._sandbox.scenarios.load(scenario)
+
+    def scenarios(self) -> dict[str, Any]:
+        """The loaded scenarios with their rule counters, and the names that can be loaded."""
+        return self._sandbox.scenarios.summary()
+
+    def unload_scenarios(self) -> int:
+        """Disarm every loaded scenario; how many there were."""
+        return self._sandbox.scenarios.unload_all()
+
+    def new_account(self, region: str, name: str | None) -> NewAccount:
+        """A fresh isolated account with its users and two sandbox keys."""
+        return self._sandbox.accounts.open(region, name)
+
+    def redeliver(self, delivery_id: str) -> Delivery:
+        """Queue a delivery's event again for its endpoint (same id, same bytes)."""
+        return self._sandbox.webhooks.redeliver(delivery_id)
+
+    async def settle(self, timeout: float) -> tuple[bool, int]:
+        """Wait until no timer's work (a webhook attempt) is under way, `timeout` seconds at
+        most: whether it went quiet, and how much is still running."""
+        scheduler = self._store.scheduler
+        idle = await scheduler.settle(timeout)
+        return idle, scheduler.busy
+
+    def _state(self) -> ClockState:
+        clock = self._store.clock
+        return ClockState(clock.now(), clock.mode)

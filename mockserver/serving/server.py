@@ -1,0 +1,57 @@
+"""uvicorn, set up the way the mock is served: by `mockserver run` and by the test servers.
+
+Both serve the app behind the head writer (`head_writer.py`), on the one-write HTTP protocol
+(`one_write.py`), HTTPS-only when TLS is on (`https_only.py`), with no access log and without
+uvicorn's wall-clock `Date` header: the app sends its own, from the mock clock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import uvicorn
+
+from mockserver.serving.asgi import ASGIApp, Receive, Scope, Send
+from mockserver.serving.certs import TlsFiles
+from mockserver.serving.head_writer import direct
+from mockserver.serving.https_only import https_only
+from mockserver.serving.one_write import one_write_protocol
+
+
+class HeadWriting:
+    """The app, answering HTTP through `head_writer.direct`: under uvicorn's httptools
+    protocol the response heads are written by the head writer, otherwise nothing changes."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            send = direct(send)
+        await self.app(scope, receive, send)
+
+
+def protocol_options(tls: TlsFiles | None) -> dict[str, Any]:
+    """uvicorn's protocol options: the one-write HTTP protocol, wrapped HTTPS-only with TLS.
+    Raises OSError or ValueError when the TLS material does not load."""
+    protocol = one_write_protocol()
+    return https_only(tls.server_context(), protocol) if tls else {"http": protocol}
+
+
+def config(app: ASGIApp, options: dict[str, Any], **settings: Any) -> uvicorn.Config:
+    """A uvicorn configuration serving `app` as the mock is served; `settings` are uvicorn's
+    (host, port, log_level, lifespan, ...)."""
+    return uvicorn.Config(
+        HeadWriting(app), access_log=False, date_header=False, **options, **settings
+    )
+
+
+def server(app: ASGIApp, options: dict[str, Any], **settings: Any) -> uvicorn.Server:
+    """A uvicorn server for `app` (see `config`), to run in a thread of one's own."""
+    return uvicorn.Server(config(app, options, **settings))
+
+
+def serve(app: ASGIApp, options: dict[str, Any], **settings: Any) -> None:
+    """Serve `app` with `uvicorn.run` until interrupted (it exits with status 3 when it
+    cannot start, for example when the port is taken)."""
+    uvicorn.run(HeadWriting(app), access_log=False, date_header=False, **options, **settings)
