@@ -1,9 +1,7 @@
-"""One audit event, as the chain keeps it: a plain class, so that compiled code builds it natively.
+"""One audit event, as the chain keeps it.
 
-Every API write makes one. As a frozen dataclass its `__init__` is generated Python that sets
-each field through `object.__setattr__`: 1.7 us an event, the largest single cost of a create
-after the hashing. Compiled with mypyc (`mockserver.native`) this class is built in C in 0.05 us,
-and its `Final` fields are read-only at run time; as Python they are read-only to mypy.
+Every API write makes one. Its fields are `Final`: read-only to mypy, and at run time too in
+the compiled build (docs/development/compiled-build.md).
 """
 
 from __future__ import annotations

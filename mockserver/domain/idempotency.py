@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from dataclasses import dataclass
 from typing import Any, Final, final
 
 import orjson
@@ -86,24 +85,26 @@ NOT_JSON: Final = object()  # `fingerprint_and_value` of a body that is not JSON
 
 
 @final
-@dataclass(init=False, slots=True, eq=False)
 class Record:
-    """One key's request: in flight until `response` is set by `complete`. (The `__init__` is
-    written out so that compiled code builds one natively, as for `ratelimit.Verdict`.)"""
+    """One key's request: in flight until `response` is set by `complete`. `fingerprint` is
+    known once the body has been read; `permission` is the scope the operation required,
+    checked again on replay; `response` is what the HTTP layer kept."""
 
-    scope: Scope
-    fingerprint: bytes | None  # known once the body has been read
-    permission: str | None  # the scope the operation required, checked on replay
-    response: Any  # what the HTTP layer stored; None while in flight
-    expires_at: float
-    generation: int
-    done: bool
+    __slots__ = (
+        "done",
+        "expires_at",
+        "fingerprint",
+        "generation",
+        "permission",
+        "response",
+        "scope",
+    )
 
     def __init__(self, scope: Scope = "", *, generation: int = 0) -> None:
         self.scope = scope
-        self.fingerprint = None
-        self.permission = None
-        self.response = None
+        self.fingerprint: bytes | None = None
+        self.permission: str | None = None
+        self.response: Any = None
         self.expires_at = 0.0
         self.generation = generation
         self.done = False

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict, deque
-from dataclasses import dataclass
 from typing import final
 
 WINDOW = 60  # seconds
@@ -32,21 +31,34 @@ ANONYMOUS_PLAN = (120, 200)  # requests without a valid credential: the sandbox 
 
 
 @final
-@dataclass(init=False, slots=True)
 class Verdict:
-    """The outcome of one request against its window. (The `__init__` is written out so that
-    compiled code builds one natively: a generated one is Python, 0.2 us a request.)"""
+    """The outcome of one request against its window: whether it was admitted, how many
+    requests the window has left, when (Unix seconds) its oldest request leaves it, and the
+    whole seconds to wait before a retry (0 when admitted)."""
 
-    admitted: bool
-    remaining: int
-    reset: int  # Unix seconds
-    retry_after: int  # whole seconds; 0 when admitted
+    __slots__ = ("admitted", "remaining", "reset", "retry_after")
 
     def __init__(self, admitted: bool, remaining: int, reset: int, retry_after: int) -> None:
         self.admitted = admitted
         self.remaining = remaining
         self.reset = reset
         self.retry_after = retry_after
+
+    def _fields(self) -> tuple[bool, int, int, int]:
+        return (self.admitted, self.remaining, self.reset, self.retry_after)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Verdict):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return "Verdict(admitted={!r}, remaining={!r}, reset={!r}, retry_after={!r})".format(
+            *self._fields()
+        )
 
 
 class RateLimiter:

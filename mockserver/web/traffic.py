@@ -16,7 +16,6 @@ and the write, so concurrent requests on the one event loop cannot both run a ke
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, final
 
 from starlette.requests import ClientDisconnect
@@ -48,15 +47,11 @@ _PRINCIPALS_KEPT = 1024  # distinct Authorization values whose principal is kept
 
 
 @final
-@dataclass(init=False, slots=True)
 class Admission:
     """An admitted request: its rate-limit headers, its caller (None: anonymous) and the
-    values of its `Idempotency-Key` headers (POST to an operation that takes JSON only).
-    (The `__init__` is written out so that compiled code builds one natively.)"""
+    values of its `Idempotency-Key` headers (POST to an operation that takes JSON only)."""
 
-    headers: Headers
-    principal: Principal | None
-    idempotency_keys: list[str]
+    __slots__ = ("headers", "idempotency_keys", "principal")
 
     def __init__(
         self, headers: Headers, principal: Principal | None, idempotency_keys: list[str]
