@@ -25,7 +25,7 @@ async def read_json_object(request: Request, *, max_bytes: int = MAX_BODY) -> di
     raw = await _read(request, max_bytes)
     context = context_of(request.scope)  # a keyed request's body was parsed for its fingerprint
     kept = context.parsed_body if context is not None else None
-    if kept is not None and kept[0] is raw:
+    if kept is not None and kept[0] == raw:  # the bytes the fingerprint parsed: reuse its object
         value: dict[str, Any] = kept[1]
         return value
     if not raw.strip():
