@@ -8,9 +8,8 @@ import httpx
 import pytest
 
 from mockserver.domain.models import READ_SCOPES, SCOPES
-
-from .conftest import auth
-from .test_auth import assert_envelope
+from tests.support.api import assert_envelope
+from tests.support.keys import auth
 
 
 def new_account(client: httpx.Client, **body: Any) -> dict[str, Any]:

@@ -10,10 +10,8 @@ import pytest
 from mockserver.core.config import Settings
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
-
-from .conftest import auth
-from .test_auth import assert_envelope
-from .test_exports import clock_advance
+from tests.support.api import assert_envelope, clock_advance
+from tests.support.keys import auth
 
 
 def test_clock_reads_and_moves(both: httpx.Client) -> None:

@@ -3,42 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-import json
-from typing import Any
 
 import httpx
 import pytest
 import rfc8785
 
 from mockserver.audit.chain import first_broken_link
-
-from .conftest import EU, LIVE, auth
-from .test_auth import assert_envelope
-from .test_workflows import A, B, advance, new_document, start
-
-
-def all_events(client: httpx.Client, query: str = "", prefix: str = "/v1") -> list[dict[str, Any]]:
-    """Every event of the chain, oldest first, walking the cursors."""
-    events: list[dict[str, Any]] = []
-    cursor = ""
-    while True:
-        body = client.get(f"{prefix}/audit_logs?limit=100{query}{cursor}").json()
-        events.extend(body["data"])
-        if not body["has_more"]:
-            return events[::-1]
-        cursor = f"&cursor={body['next_cursor']}"
-
-
-def verify(events: list[dict[str, Any]]) -> None:
-    """The README's recipe, verbatim."""
-    prev = "0" * 64
-    for event in events:
-        body = {k: v for k, v in event.items() if k != "hash"}
-        canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        digest = hashlib.sha256(canonical.encode()).hexdigest()
-        assert event["prev_hash"] == prev, f"broken link at {event['id']}"
-        assert event["hash"] == digest, f"altered event {event['id']}"
-        prev = event["hash"]
+from tests.support.api import assert_envelope
+from tests.support.audit import all_events, verify
+from tests.support.keys import EU, LIVE, auth
+from tests.support.workflows import A, B, advance, new_document, start
 
 
 def test_seeded_history_is_a_verified_chain(both: httpx.Client) -> None:
@@ -234,7 +208,7 @@ def test_needs_audit_read(api: httpx.Client) -> None:
 
 
 def test_writes_with_an_oauth_token_are_attributed_to_its_user(api: httpx.Client) -> None:
-    from .oauth_helpers import PARTIAL_USER, bearer, token_for
+    from tests.support.oauth import PARTIAL_USER, bearer, token_for
 
     token = token_for(api, login_hint=PARTIAL_USER)
     doc = api.post(

@@ -12,9 +12,8 @@ import httpx
 from starlette.applications import Starlette
 
 from mockserver.domain.models import WorkflowStep, copy_step
-
-from .test_audit import all_events, verify
-from .test_workflows import A, start
+from tests.support.audit import all_events, verify
+from tests.support.workflows import A, start
 
 # sha256 over every seeded chain of the default seed, (world, region, length, head) and each
 # event's bytes, computed with the code that kept every event's bytes (before this storage).

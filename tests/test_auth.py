@@ -6,19 +6,8 @@ import httpx
 import pytest
 
 from mockserver.domain.models import READ_SCOPES, SCOPES
-
-from .conftest import EU, FULL, LIVE, READONLY, REVOKED, auth
-
-
-def assert_envelope(response: httpx.Response, status: int, type_: str) -> dict[str, str]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"] == "application/json"
-    error = response.json()["error"]
-    assert error["type"] == type_
-    assert error["message"]
-    assert error["request_id"].startswith("req_")
-    assert error["request_id"] == response.headers["x-request-id"]
-    return error  # type: ignore[no-any-return]
+from tests.support.api import assert_envelope
+from tests.support.keys import EU, FULL, LIVE, READONLY, REVOKED, auth
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -13,15 +11,7 @@ import pytest
 
 from mockserver.cli.main import main
 from mockserver.core.resources import default_seed_path
-
-MOCKSERVER = [sys.executable, "-m", "mockserver"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+from tests.support.cli import MOCKSERVER, free_port
 
 
 def bad_seed(tmp_path: Path) -> Path:

@@ -16,10 +16,9 @@ from starlette.applications import Starlette
 
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.live import LiveServer
-
-from .asgi_helpers import Pause, request
-from .conftest import FULL, LIVE, auth
-from .test_audit import all_events, verify
+from tests.support.asgi import Pause, request
+from tests.support.audit import all_events, verify
+from tests.support.keys import FULL, LIVE, auth
 
 THREADS = 16
 KEYS = 40  # each thread sends every key once, so each key is sent 16 times

@@ -29,8 +29,7 @@ from mockserver.web import core_api
 from mockserver.web.app import create_app
 from mockserver.web.context import Call, endpoint
 from mockserver.web.render import json_response
-
-from .openapi_helpers import without_pending
+from tests.support.openapi import without_pending
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 SEED = 20261122

@@ -5,8 +5,7 @@ from __future__ import annotations
 from mockserver.core.config import Settings
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
-
-from .conftest import EU, auth
+from tests.support.keys import EU, auth
 
 SCRIPT: list[tuple[str, str, dict[str, object] | None, str | None]] = [
     ("GET", "/v1/whoami", None, None),

@@ -10,8 +10,7 @@ import orjson
 import pytest
 
 from mockserver.domain.validation import NOT_BLANK_PATTERN
-
-from .test_auth import assert_envelope
+from tests.support.api import assert_envelope
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 

@@ -8,8 +8,7 @@ import httpx
 import pytest
 
 from mockserver.domain.models import Document
-
-from .test_auth import assert_envelope
+from tests.support.api import assert_envelope
 
 
 @pytest.mark.parametrize(

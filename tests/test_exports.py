@@ -10,21 +10,9 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import httpx
 import pytest
 
-from .test_audit import all_events
-from .test_auth import assert_envelope
-
-
-def clock_advance(client: httpx.Client, seconds: float) -> None:
-    assert client.post("/_mock/clock/advance", json={"seconds": seconds}).status_code == 200
-
-
-def create(
-    client: httpx.Client, period: str = "2020-01-01/2030-12-31", **extra: Any
-) -> dict[str, Any]:
-    response = client.post("/v1/audit_logs/export", json={"period": period, **extra})
-    assert response.status_code == 202, response.text
-    job: dict[str, Any] = response.json()
-    return job
+from tests.support.api import assert_envelope, clock_advance
+from tests.support.audit import all_events
+from tests.support.exports import completed, create
 
 
 def test_whole_export_life(both: httpx.Client) -> None:
@@ -74,13 +62,6 @@ def test_whole_export_life(both: httpx.Client) -> None:
 def download(client: httpx.Client, url: str) -> httpx.Response:
     parts = urlsplit(url)
     return client.get(f"{parts.path}?{parts.query}", headers={"Authorization": ""})
-
-
-def completed(client: httpx.Client, period: str = "2020-01-01/2030-12-31") -> dict[str, Any]:
-    job = create(client, period)
-    clock_advance(client, 2)
-    body: dict[str, Any] = client.get(f"/v1/audit_logs/export/{job['id']}").json()
-    return body
 
 
 def test_download_needs_no_credential(api: httpx.Client) -> None:

@@ -21,9 +21,8 @@ from starlette.applications import Starlette
 
 from mockserver.core.config import Settings
 from mockserver.web.app import create_app
-
-from .asgi_helpers import Answer, request
-from .conftest import EU, FULL, LIVE, READONLY, REVOKED
+from tests.support.asgi import Answer, request
+from tests.support.keys import EU, FULL, LIVE, READONLY, REVOKED
 
 ENDPOINTS = [
     ("GET", "/v1/whoami"),

@@ -7,7 +7,7 @@ import gzip
 import httpx
 import orjson
 
-from .test_auth import assert_envelope
+from tests.support.api import assert_envelope
 
 GZIP = {"Accept-Encoding": "gzip"}
 IDENTITY = {"Accept-Encoding": "identity"}

@@ -13,8 +13,8 @@ import orjson
 import pytest
 from starlette.applications import Starlette
 
-from .asgi_helpers import Answer, request
-from .conftest import FULL
+from tests.support.asgi import Answer, request
+from tests.support.keys import FULL
 
 Shape = Callable[[list[tuple[bytes, bytes]]], Iterable[Any]]
 

@@ -8,9 +8,8 @@ import httpx
 import pytest
 
 from mockserver.web.hosts import host_region
-
-from .conftest import EU, FULL, LIVE, auth
-from .test_auth import assert_envelope
+from tests.support.api import assert_envelope
+from tests.support.keys import EU, FULL, LIVE, auth
 
 
 def host(name: str, key: str = FULL) -> dict[str, str]:

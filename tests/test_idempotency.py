@@ -10,12 +10,10 @@ import pytest
 from starlette.applications import Starlette
 
 from mockserver.domain.models import Document
-
-from .asgi_helpers import Pause, request
-from .conftest import EU, FULL, LIVE, READONLY, auth
-from .test_auth import assert_envelope
-from .test_exports import clock_advance
-from .test_workflows import new_document
+from tests.support.api import assert_envelope, clock_advance
+from tests.support.asgi import Pause, request
+from tests.support.keys import EU, FULL, LIVE, READONLY, auth
+from tests.support.workflows import new_document
 
 DOC = {"title": "Mutual NDA", "vault_id": "vault_mock_us"}
 FRESH = ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset")

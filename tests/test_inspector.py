@@ -14,7 +14,7 @@ from mockserver.core.config import Settings
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.receiver import WebhookReceiver
 from mockserver.web.app import create_app
-from tests.conftest import FULL, auth
+from tests.support.keys import FULL, auth
 
 UI = "/_mock/ui"
 

@@ -24,7 +24,7 @@ from mockserver.core.config import Settings
 from mockserver.testing.live import LiveServer
 from mockserver.testing.receiver import WebhookReceiver
 from mockserver.web.app import create_app
-from tests.conftest import auth
+from tests.support.keys import auth
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 expect = playwright_sync.expect

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 
-from .conftest import EU, LIVE, auth
-from .test_auth import assert_envelope
+from tests.support.api import assert_envelope
+from tests.support.keys import EU, LIVE, auth
 
 
 def test_other_accounts_data_is_404(both: httpx.Client) -> None:

@@ -9,9 +9,8 @@ from mockserver.core.config import Settings
 from mockserver.engine.journal import BODY_LIMIT
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
-
-from .conftest import READONLY, auth
-from .test_auth import assert_envelope
+from tests.support.api import assert_envelope
+from tests.support.keys import READONLY, auth
 
 
 def journal(client: httpx.Client, **filters: object) -> list[dict[str, object]]:

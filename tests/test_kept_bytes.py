@@ -19,8 +19,7 @@ from mockserver.core.kept_bytes import dumps_kept, kept
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
 from mockserver.web.traffic import pack_head, pack_response, unpack_response
-
-from .conftest import auth
+from tests.support.keys import auth
 
 DOC = {"title": "NDA", "vault_id": "vault_mock_us", "metadata": {"kind": "nda"}}
 PER_REQUEST = 1536  # bytes one allocation site may keep per request: an answer is ~250

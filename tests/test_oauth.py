@@ -17,8 +17,8 @@ from starlette.applications import Starlette
 from mockserver.core.clock import Clock
 from mockserver.domain.models import READ_SCOPES, SCOPES
 from mockserver.testing.live import LiveServer
-
-from .oauth_helpers import (
+from tests.support.api import assert_envelope
+from tests.support.oauth import (
     AUTHORIZE,
     CLIENT_ID,
     PARTIAL_USER,
@@ -32,7 +32,6 @@ from .oauth_helpers import (
     redirected,
     token_for,
 )
-from .test_auth import assert_envelope
 
 SessionFactory = Callable[..., OAuth2Session]
 

@@ -16,8 +16,7 @@ from mockserver.core.errors import SeedError
 from mockserver.seeds.loader import load_seed_text
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
-
-from .oauth_helpers import AUTHORIZE, TOKEN, bearer, oauth_error, redirected
+from tests.support.oauth import AUTHORIZE, TOKEN, bearer, oauth_error, redirected
 
 SECRET = "p%ss+w:rd"  # reads differently once form-decoded
 CB = "http://localhost:9000/cb?tenant=alpha"

@@ -11,8 +11,7 @@ from mockserver.domain.oauth import (
     with_query,
 )
 from mockserver.domain.oauth_token import exchange, s256
-
-from .oauth_helpers import CHALLENGE, VERIFIER
+from tests.support.oauth import CHALLENGE, VERIFIER
 
 CLIENT = OAuthClient("app", "secret", "acct_a", ("http://localhost/cb",))
 ACCOUNT = Account("acct_a", "A", "us", (User("u@a.example", "U", ("documents:read",)),))

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from .oauth_helpers import (
+from tests.support.oauth import (
     AUTHORIZE,
     CHALLENGE,
     CLIENT_ID,

@@ -10,8 +10,7 @@ import httpx
 import pytest
 
 from mockserver.serving.one_write import OneWrite, one_write_protocol
-
-from .conftest import auth
+from tests.support.keys import auth
 
 
 class Recorder(asyncio.Transport):

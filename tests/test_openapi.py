@@ -22,10 +22,18 @@ from mockserver.domain.validation import EMAIL_PATTERN
 from mockserver.seeds.loader import load_seed
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
-
-from .conftest import READONLY, auth
-from .oauth_helpers import CHALLENGE, CLIENT_ID, VERIFIER, authorize, bearer, exchange, redirected
-from .openapi_helpers import (
+from tests.support.api import assert_envelope
+from tests.support.keys import READONLY, auth
+from tests.support.oauth import (
+    CHALLENGE,
+    CLIENT_ID,
+    VERIFIER,
+    authorize,
+    bearer,
+    exchange,
+    redirected,
+)
+from tests.support.openapi import (
     PENDING_REQUEST_HEADERS,
     PENDING_RESPONSE_HEADERS,
     PENDING_ROUTES,
@@ -34,7 +42,6 @@ from .openapi_helpers import (
     resolve,
     served_routes,
 )
-from .test_auth import assert_envelope
 
 
 @pytest.fixture(scope="module")

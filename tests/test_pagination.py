@@ -7,8 +7,7 @@ import pytest
 from starlette.applications import Starlette
 
 from mockserver.domain import documents
-
-from .test_auth import assert_envelope
+from tests.support.api import assert_envelope
 
 
 def walk(client: httpx.Client, query: str, *, insert_every: int = 0) -> list[str]:

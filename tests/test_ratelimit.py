@@ -18,11 +18,10 @@ from mockserver.core.resources import default_seed_path
 from mockserver.seeds.loader import load_seed
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
-
-from .conftest import EU, FULL, LIVE, READONLY, REVOKED, auth
-from .oauth_helpers import TOKEN, bearer, token_for
-from .test_auth import assert_envelope
-from .test_exports import clock_advance, completed
+from tests.support.api import assert_envelope, clock_advance
+from tests.support.exports import completed
+from tests.support.keys import EU, FULL, LIVE, READONLY, REVOKED, auth
+from tests.support.oauth import TOKEN, bearer, token_for
 
 T0 = 1_768_467_600  # the fixtures' frozen start, 2026-01-15T09:00:00Z
 RATE_HEADERS = ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset")

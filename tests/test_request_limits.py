@@ -9,10 +9,10 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from .asgi_helpers import request
-from .conftest import FULL
-from .test_auth import assert_envelope
-from .test_workflows import new_document
+from tests.support.api import assert_envelope
+from tests.support.asgi import request
+from tests.support.keys import FULL
+from tests.support.workflows import new_document
 
 POSTS = [
     "/v1/documents",

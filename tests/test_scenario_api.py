@@ -11,11 +11,9 @@ import pytest
 from mockserver.core.config import Settings
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
-
-from .conftest import READONLY, auth
-from .scenario_helpers import load
-from .test_auth import assert_envelope
-from .test_exports import clock_advance
+from tests.support.api import assert_envelope, clock_advance
+from tests.support.keys import READONLY, auth
+from tests.support.scenarios import load
 
 
 def test_load_by_name(both: httpx.Client) -> None:

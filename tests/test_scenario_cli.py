@@ -15,8 +15,7 @@ from mockserver.scenarios.loader import load_scenario_text
 from mockserver.scenarios.replay import Runner
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
-
-from .test_cli import MOCKSERVER, free_port
+from tests.support.cli import MOCKSERVER, free_port
 
 FAILING = """\
 name: failing

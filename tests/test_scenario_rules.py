@@ -9,11 +9,9 @@ import httpx
 import pytest
 
 from mockserver.web import faults
-
-from .conftest import EU, READONLY, auth
-from .scenario_helpers import create_doc, load
-from .test_auth import assert_envelope
-from .test_exports import clock_advance
+from tests.support.api import assert_envelope, clock_advance
+from tests.support.keys import EU, READONLY, auth
+from tests.support.scenarios import create_doc, load
 
 RULE = """
 name: t

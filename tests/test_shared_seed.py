@@ -18,8 +18,7 @@ from mockserver.core.config import Settings
 from mockserver.domain import views
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
-
-from .conftest import EU, FULL, LIVE, auth
+from tests.support.keys import EU, FULL, LIVE, auth
 
 KEYS = (FULL, EU, LIVE)
 REJECTED = "doc_2UYRnVMiIPO4VE7jfbLcaxWe"  # the document of wf_Ql69R0bk7bY9FZMGtDmrJT9K

@@ -24,10 +24,9 @@ from starlette.applications import Starlette
 from mockserver.serving.certs import CERT_NAMES, make_test_certs
 from mockserver.serving.https_only import REFUSAL, HttpsOnlyProtocol, https_only
 from mockserver.testing.live import LiveServer
-
-from .conftest import auth
-from .test_auth import assert_envelope
-from .test_cli import MOCKSERVER, free_port
+from tests.support.api import assert_envelope
+from tests.support.cli import MOCKSERVER, free_port
+from tests.support.keys import auth
 
 TIMEOUT = 5.0
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from .test_auth import assert_envelope
+from tests.support.api import assert_envelope
 
 
 def test_list_shows_only_the_routed_regions_vaults(both: httpx.Client) -> None:

@@ -14,9 +14,8 @@ from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.live import LiveServer
 from mockserver.testing.receiver import WebhookReceiver
 from mockserver.web.app import create_app
-from tests.conftest import auth
-
-from .helpers import settle
+from tests.support.keys import auth
+from tests.support.webhooks import settle
 
 
 @pytest.fixture(scope="package")

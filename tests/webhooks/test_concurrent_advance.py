@@ -16,9 +16,8 @@ from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.receiver import WebhookReceiver, closed_port
 from mockserver.web.app import create_app
 from mockserver.webhooks.deliveries import RETRY_OFFSETS
-from tests.conftest import auth
-
-from .helpers import advance, deliveries, new_document, register, settle, t_of
+from tests.support.keys import auth
+from tests.support.webhooks import advance, deliveries, new_document, register, settle, t_of
 
 ALWAYS_500 = [500] * len(RETRY_OFFSETS) * 3
 

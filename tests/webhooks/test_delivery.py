@@ -14,9 +14,8 @@ import stripe
 
 from mockserver.testing.receiver import WebhookReceiver, closed_port
 from mockserver.webhooks.endpoints import EVENT_TYPES
-from tests.conftest import EU, LIVE, auth
-
-from .helpers import (
+from tests.support.keys import EU, LIVE, auth
+from tests.support.webhooks import (
     START,
     advance,
     deliveries,

@@ -17,10 +17,9 @@ from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.receiver import closed_port
 from mockserver.web.app import create_app
 from mockserver.webhooks.endpoints import ENDPOINTS_MAX, EVENT_TYPES
-from tests.conftest import EU, LIVE, READONLY, auth
-from tests.test_auth import assert_envelope
-
-from .helpers import register
+from tests.support.api import assert_envelope
+from tests.support.keys import EU, LIVE, READONLY, auth
+from tests.support.webhooks import register
 
 URL = f"http://127.0.0.1:{closed_port()}/hooks"
 

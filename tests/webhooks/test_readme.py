@@ -20,7 +20,7 @@ import pytest
 
 from mockserver.testing.receiver import closed_port
 from mockserver.webhooks.deliveries import RETRY_CAP, RETRY_OFFSETS
-from tests.webhooks.helpers import deliveries, new_document, register, settle
+from tests.support.webhooks import deliveries, new_document, register, settle
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -10,9 +10,8 @@ from mockserver.core.config import Settings
 from mockserver.testing.live import LiveServer
 from mockserver.testing.receiver import WebhookReceiver
 from mockserver.web.app import create_app
-from tests.conftest import auth
-
-from .helpers import deliveries, new_document, register, settle
+from tests.support.keys import auth
+from tests.support.webhooks import deliveries, new_document, register, settle
 
 
 def test_retries_are_sent_without_any_request() -> None:

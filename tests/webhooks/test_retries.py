@@ -15,10 +15,18 @@ from mockserver.core.clock import format_ts as _ts
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.receiver import HANG, HOLD, WebhookReceiver, closed_port
 from mockserver.webhooks.deliveries import RETRY_OFFSETS
-from tests.conftest import auth
-from tests.test_auth import assert_envelope
-
-from .helpers import START, advance, deliveries, new_document, register, settle, t_of, verify_both
+from tests.support.api import assert_envelope
+from tests.support.keys import auth
+from tests.support.webhooks import (
+    START,
+    advance,
+    deliveries,
+    new_document,
+    register,
+    settle,
+    t_of,
+    verify_both,
+)
 
 
 def event_ids(receiver: WebhookReceiver) -> list[str]:

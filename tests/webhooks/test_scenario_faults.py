@@ -7,8 +7,7 @@ import json
 import httpx
 
 from mockserver.testing.receiver import WebhookReceiver
-
-from .conftest import settle
+from tests.support.webhooks import settle
 
 
 def scenario(receiver: WebhookReceiver, faults: str) -> str:
