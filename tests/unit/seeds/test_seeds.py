@@ -25,7 +25,7 @@ from mockserver.domain.models import (
 from mockserver.seeds.generate import generate_seed
 from mockserver.seeds.loader import load_seed, load_seed_text, parse_yaml
 
-DEFAULT_SEED = Path(__file__).resolve().parents[1] / "seeds" / "default.yaml"
+DEFAULT_SEED = Path(__file__).resolve().parents[3] / "seeds" / "default.yaml"
 SHA_A = "a" * 64
 SHA_B = "b" * 64
 SHA_C = "c" * 64

@@ -1,7 +1,7 @@
 """`/v1/webhook_endpoints`: create, list, delete, validation, scopes, hosts and audit events.
 
 Endpoints here point at a closed loopback port: these tests are about the resource, not about
-delivery (tests/test_webhook_delivery.py), and nothing here waits for an attempt.
+delivery (tests/api/webhooks/test_delivery.py), and nothing here waits for an attempt.
 """
 
 from __future__ import annotations

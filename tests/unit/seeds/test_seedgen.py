@@ -16,7 +16,7 @@ from mockserver.domain.models import DOCUMENT_STATUSES, SeedData, Workflow
 from mockserver.seeds.generate import faker_version, generate_seed
 from mockserver.seeds.loader import load_seed_text
 
-DEFAULT_SEED = Path(__file__).resolve().parents[1] / "seeds" / "default.yaml"
+DEFAULT_SEED = Path(__file__).resolve().parents[3] / "seeds" / "default.yaml"
 START = int(parse_ts(DEFAULT_START_TIME))
 DAY = 86400
 WELL_KNOWN = {f"doc_mock_{s}" for s in (*DOCUMENT_STATUSES, "legal_hold")}

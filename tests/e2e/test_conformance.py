@@ -1,6 +1,6 @@
 """schemathesis against the running mock: every response to generated and fuzzed requests
 (examples, coverage, fuzzing and stateful phases, every check but one, see
-tests/schemathesis.toml) must conform to the served OpenAPI document.
+tests/e2e/schemathesis.toml) must conform to the served OpenAPI document.
 
 It runs the schemathesis command line, as a user would, against a real socket, on its own
 server so the rest of the suite's state is untouched. The server's clock is frozen and rate

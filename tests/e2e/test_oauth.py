@@ -201,7 +201,7 @@ def test_authlib_expired_token_is_401(session: SessionFactory, base_url: str, cl
 
 
 def test_readme_example_runs(base_url: str, capsys: pytest.CaptureFixture[str]) -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     example = re.search(r"```python\n(.*?)```", readme[readme.index("## OAuth 2.0") :], re.S)
     assert example is not None
     namespace: dict[str, Any] = {}

@@ -143,7 +143,7 @@ def test_server_errors_fail_the_test(pytester: pytest.Pytester) -> None:
 
 
 def test_readme_example_runs(pytester: pytest.Pytester) -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
     section = readme.split("## Use in your pytest suite", 1)[1]
     example = section.split("```python\n", 1)[1].split("```", 1)[0]
     pytester.makepyfile(test_readme=example)

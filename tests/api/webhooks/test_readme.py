@@ -22,7 +22,7 @@ from mockserver.testing.receiver import closed_port
 from mockserver.webhooks.deliveries import RETRY_CAP, RETRY_OFFSETS
 from tests.support.webhooks import deliveries, new_document, register, settle
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[3] / "README.md"
 
 
 def readme_receiver() -> str:
