@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.golden.stream import first_difference
+from tests.e2e.golden.stream import first_difference
 
 
 def test_the_recorded_stream_replays_byte_for_byte() -> None:

@@ -7,8 +7,8 @@ plane and the inspector's pages. Ids the mock assigns are captured and used by l
 so the stream walks real state. Each exchange is kept as (method, target, status, headers in
 the order sent, body).
 
-    python -m tests.golden.stream record   # write stream.jsonl.gz from the code as it is
-    python -m tests.golden.stream check    # compare the code as it is with the recording
+    python -m tests.e2e.golden.stream record   # write stream.jsonl.gz from the code as it is
+    python -m tests.e2e.golden.stream check    # compare the code as it is with the recording
 
 A restructuring must leave the recording unchanged, byte for byte; `tests/e2e/test_golden.py`
 runs the comparison in the suite.
