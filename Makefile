@@ -59,7 +59,7 @@ wrk:
 
 # The README's inspector screenshots, taken by the browser tests at 1280x800.
 screenshots: $(STAMP) browser
-	INSPECTOR_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/test_inspector_browser.py
+	INSPECTOR_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/e2e/test_inspector_browser.py
 
 clean:
 	-$(BIN)/python -m mockserver.native_build clean

@@ -17,16 +17,7 @@ from mockserver.seeds import cache as seed_cache
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.live import LiveServer
 from mockserver.web.app import create_app
-
-FULL = "sk_test_mock_full"
-READONLY = "sk_test_mock_readonly"
-REVOKED = "sk_test_mock_revoked"
-EU = "sk_test_mock_eu"
-LIVE = "sk_live_mock_full"
-
-
-def auth(key: str = FULL) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
+from tests.support.keys import auth
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,86 @@
+"""The command line: run, validate and seed generate, as a user types them."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from pathlib import Path
+
+import httpx
+import pytest
+
+from mockserver.cli.main import main
+from mockserver.core.resources import default_seed_path
+from tests.support.cli import MOCKSERVER, free_port
+
+
+def bad_seed(tmp_path: Path) -> Path:
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "version: 1\naccounts:\n  - id: acct_x\n    name: X\n    default_region: mars\n"
+    )
+    return path
+
+
+def test_validate_accepts_the_default_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(default_seed_path())]) == 0
+    assert "ok" in capsys.readouterr().out
+
+
+def test_validate_reports_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = bad_seed(tmp_path)
+    assert main(["validate", str(default_seed_path()), str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:5: ")
+    assert "default_region" in err
+
+
+def test_run_with_a_bad_seed_exits_2_before_serving(tmp_path: Path) -> None:
+    port = free_port()
+    result = subprocess.run(
+        [*MOCKSERVER, "run", "--port", str(port), "--seed", str(bad_seed(tmp_path))],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert f"{tmp_path / 'bad.yaml'}:5: " in result.stderr
+    assert "listening" not in result.stdout
+
+
+def test_run_serves_whoami_on_a_real_port() -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [*MOCKSERVER, "run", "--port", str(port), "--clock", "frozen"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        pause = threading.Event()
+        response = None
+        for _ in range(300):
+            try:
+                response = httpx.get(
+                    f"http://127.0.0.1:{port}/v1/whoami",
+                    headers={"Authorization": "Bearer sk_test_mock_full"},
+                )
+                break
+            except httpx.TransportError:
+                assert process.poll() is None, process.stderr.read() if process.stderr else ""
+                pause.wait(0.05)
+        assert response is not None
+        assert response.status_code == 200
+        assert response.json()["account_id"] == "acct_mock_us"
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+
+
+def test_seed_generate_prints_a_valid_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["seed", "generate", "--documents", "30", "--random-seed", "5"]) == 0
+    path = tmp_path / "generated.yaml"
+    path.write_text(capsys.readouterr().out)
+    assert main(["validate", str(path)]) == 0

@@ -1,0 +1,167 @@
+"""The scenario commands as a user types them: validate, replay, run --scenario."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import httpx
+import pytest
+
+from mockserver.cli.main import main
+from mockserver.core.config import Settings
+from mockserver.core.resources import default_seed_path
+from mockserver.scenarios.loader import load_scenario_text
+from mockserver.testing.inprocess import inprocess_client
+from mockserver.testing.replay import Runner
+from mockserver.web.app import create_app
+from tests.support.cli import MOCKSERVER, free_port
+
+FAILING = """\
+name: failing
+steps:
+  - request: {method: POST, path: /v1/documents, body: {title: t, vault_id: vault_mock_us}}
+    expect: {status: 201, headers: {X-Request-Id: "*"}}
+    capture: {doc: body.id, status: status, rid: headers.x-request-id}
+  - name: wrong status
+    request: {method: DELETE, path: "/v1/documents/${doc}"}
+    expect: {status: 409}
+  - name: wrong body
+    request: {method: GET, path: /v1/whoami}
+    expect: {body: {account_id: acct_other}}
+  - name: missing capture
+    request: {method: GET, path: /v1/whoami}
+    capture: {x: body.nothing.here}
+  - request: {method: GET, path: "/v1/documents/${x}"}
+  - name: no key
+    request: {method: GET, path: /v1/whoami, key: null}
+    expect: {status: 401, headers: {WWW-Authenticate: null, Content-Type: application/json}}
+  - name: a wrong header
+    request: {method: GET, path: /v1/whoami}
+    expect: {headers: {Content-Type: text/plain}}
+  - set_clock: 2026-02-01T00:00:00Z
+  - name: whole-value variables keep their type
+    request:
+      method: POST
+      path: /v1/documents
+      body: {title: "status ${status}", vault_id: vault_mock_us, metadata: {code: "${status}"}}
+    expect: {status: 201, body: {title: status 201, created_at: "2026-02-01T00:00:00Z"}}
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "s.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_replay_reports_every_step_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(write(tmp_path, FAILING))]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "ok     1  POST /v1/documents -> 201"
+    assert lines[1].startswith("FAIL   2  wrong status: DELETE /v1/documents/doc_")
+    assert lines[1].endswith("-> 200: expected status 409")
+    assert lines[2] == (
+        "FAIL   3  wrong body: GET /v1/whoami -> 200: "
+        'body.account_id is "acct_mock_us", expected "acct_other"'
+    )
+    assert lines[3] == (
+        "FAIL   4  missing capture: GET /v1/whoami -> 200: "
+        "cannot capture x: the response has no body.nothing.here"
+    )
+    assert lines[4] == (
+        "FAIL   5  request: variable '${x}' was not captured (an earlier step failed)"
+    )
+    assert lines[5] == "ok     6  no key: GET /v1/whoami -> 401"
+    assert lines[6] == (
+        "FAIL   7  a wrong header: GET /v1/whoami -> 200: "
+        "header Content-Type is 'application/json', expected 'text/plain'"
+    )
+    assert lines[7] == "ok     8  set clock -> 2026-02-01T00:00:00Z"
+    assert lines[8] == "ok     9  whole-value variables keep their type: POST /v1/documents -> 201"
+    assert lines[-1] == "4 passed, 5 failed"
+
+
+def test_replay_of_a_bad_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "name: x\nsteps:\n  - advance: -5\n")
+    assert main(["replay", str(path)]) == 2
+    assert capsys.readouterr().err.startswith(f"{path}:3: steps[0].advance: must be at least 0")
+
+
+def test_validate_tells_seeds_from_scenarios(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = write(tmp_path, "name: good\n", "good.yaml")
+    bad = write(tmp_path, "name: bad\nrules:\n  - name: r\n    respond: {}\n", "bad.yaml")
+    assert main(["validate", str(default_seed_path()), str(good), str(bad)]) == 2
+    captured = capsys.readouterr()
+    assert f"{good}: ok (scenario)" in captured.out
+    assert "ok (seed)" in captured.out
+    assert captured.err.startswith(f"{bad}:4: rules[0].respond: respond needs at least one")
+
+
+def test_run_with_a_bad_scenario_exits_2_before_serving(tmp_path: Path) -> None:
+    bad = write(tmp_path, "name: x\nsetup:\n  - revoke_key: {key: sk_test_nobody}\n")
+    result = subprocess.run(
+        [*MOCKSERVER, "run", "--port", str(free_port()), "--scenario", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert f"{bad}:3: setup[0].revoke_key.key: unknown key 'sk_test_nobody'" in result.stderr
+    assert "listening" not in result.stdout
+
+
+def test_scenarios_load_at_start_by_path_or_name(tmp_path: Path) -> None:
+    own = write(tmp_path, "name: own\nsetup:\n  - revoke_key: {key: sk_test_mock_readonly}\n")
+    settings = Settings(clock_mode="frozen", scenario_paths=(Path("legal_hold"), own))
+    app = create_app(settings)
+    with inprocess_client(app, headers={"Authorization": "Bearer sk_test_mock_full"}) as client:
+        names = [s["name"] for s in client.get("/_mock/scenarios").json()["data"]]
+        assert names == ["legal_hold", "own"]
+        assert client.delete("/v1/documents/doc_qa_held_contract").status_code == 409
+        readonly = {"Authorization": "Bearer sk_test_mock_readonly"}
+        assert client.get("/v1/whoami", headers=readonly).status_code == 401
+
+
+def test_wait_for_deliveries_advances_the_clock_until_enough_arrive() -> None:
+    """The deliveries journal arrives with webhooks; here a stand-in server answers it."""
+    scenario = load_scenario_text(
+        "name: w\nsteps:\n"
+        "  - wait_for_deliveries: {endpoint: whk_a, count: 2, within: 300}\n"
+        "  - wait_for_deliveries: {count: 5, within: 60}\n",
+        "w.yaml",
+    )
+    clock = {"now": 0}
+    seen: list[dict[str, str]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/_mock/webhooks/wait":
+            return httpx.Response(200, json={})
+        if request.url.path == "/_mock/clock/advance":
+            clock["now"] += int(request.read().decode().split(":")[1].rstrip("}"))
+            return httpx.Response(200, json={"now": str(clock["now"])})
+        seen.append(dict(request.url.params))
+        arrived = [{}] * (clock["now"] // 100)  # one delivery per 100 s
+        return httpx.Response(200, json={"data": arrived})
+
+    lines: list[str] = []
+    with httpx.Client(transport=httpx.MockTransport(handler), base_url="http://m") as client:
+        assert not Runner(client, scenario).run(lines.append)
+    assert lines == [
+        "ok     1  wait for 2 deliveries endpoint_id=whk_a -> 2 after 240 s",
+        "FAIL   2  wait for 5 deliveries: 3 after 60 s",
+        "1 passed, 1 failed",
+    ]
+    assert seen[0] == {"endpoint_id": "whk_a"}
+
+
+def test_wait_for_deliveries_that_never_come_fails_clearly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "name: w\nsteps:\n  - wait_for_deliveries: {count: 1, within: 120}\n")
+    assert main(["replay", str(path)]) == 1
+    assert "FAIL   1  wait for 1 deliveries: 0 after 120 s" in capsys.readouterr().out
