@@ -153,9 +153,9 @@ class Workflow:
     seq: int = 0
 
 
-# Copies written out field by field: three times faster than dataclasses.replace, which matters
-# when a seed of 100k documents is copied. tests/test_seeding_copies.py fails if a model gains
-# a field these do not carry over. Rendered JSON caches are not carried: a copy renders anew.
+# Copies written out field by field: faster than dataclasses.replace, which matters when a big
+# seed is copied. tests/unit/seeds/test_seeding_copies.py fails if a model gains a field these
+# do not carry over. Rendered JSON caches are not carried: a copy renders anew.
 
 
 def copy_vault(vault: Vault, shift: int = 0) -> Vault:

@@ -6,7 +6,7 @@ and a POST soak adds a document and an audit event per request. With the default
 while a world is built re-walks what was just built (a third of the build time), and each full
 collection walks the whole store: pauses that grow with stored state (a 440 ms pause after
 200k POSTs) and land on whichever requests are in flight. The mock makes no cyclic garbage
-(tests/test_gc_tuning.py checks a world build and a mix of requests over a socket), so its
+(tests/serving/test_gc_tuning.py checks a world build and a mix of requests over a socket), so its
 objects are freed by reference counting and the collector only needs to look at young objects:
 
 - the seed and the app are frozen at start (`gc.freeze()`: moved out of every generation);

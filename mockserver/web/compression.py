@@ -6,8 +6,9 @@ identity responder, which only adds `Vary: Accept-Encoding` to large responses b
 request, re-normalizes its list of excluded content types and parses headers twice: about a
 fifth of what the mock spent on a GET. The pipeline's `Exchange` makes the same decisions on
 the same inputs (status 206, an existing Content-Encoding, an excluded content type, a first
-body below the minimum size) with the exclusions prepared once; tests/test_exchange.py checks
-it sends what GZipMiddleware sends, headers in order included.
+body below the minimum size) with the exclusions prepared once;
+tests/unit/web/test_exchange.py checks it sends what GZipMiddleware sends, headers in order
+included.
 """
 
 from __future__ import annotations
