@@ -14,62 +14,179 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mockserver import native
-from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
+from mockserver.core.config import DEFAULT_RANDOM_SEED, DEFAULT_START_TIME, Settings
 from mockserver.core.errors import LoadError
 
 if TYPE_CHECKING:
     from mockserver.serving.certs import TlsFiles
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mockserver", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
+_LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 
-    run = commands.add_parser("run", help="start the server")
-    run.add_argument("--host", default="127.0.0.1")
-    run.add_argument("--port", type=int, default=8080)
-    run.add_argument("--seed", type=Path, help="seed file (default: the packaged default.yaml)")
-    run.add_argument("--scenario", type=Path, action="append", default=[], help="scenario file")
-    run.add_argument("--clock", choices=("real", "frozen"), default="real")
-    run.add_argument("--start-time", help="RFC 3339 start of the mock clock")
-    run.add_argument("--random-seed", type=int, default=DEFAULT_RANDOM_SEED)
-    run.add_argument("--no-rate-limit", action="store_true", help="send headers, refuse nothing")
-    run.add_argument("--no-admin", action="store_true", help="turn off the /_mock control plane")
-    run.add_argument("--admin-token", help="require X-Mock-Admin-Token on /_mock")
-    run.add_argument("--strict-webhook-urls", action="store_true")
-    run.add_argument("--log-level", default="warning")
-    run.add_argument("--tls", action="store_true", help="HTTPS only, with a throwaway test CA")
-    tls_source = run.add_mutually_exclusive_group()
-    tls_source.add_argument("--tls-dir", type=Path, help="where --tls writes ca.pem and the cert")
-    tls_source.add_argument(
-        "--tls-cert", type=Path, help="your own cert chain (PEM); implies --tls"
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every command and option, each with help that states its default."""
+    parser = argparse.ArgumentParser(
+        prog="mockserver",
+        description="A stateful sandbox of the Document, Vault, Workflow and Audit API, v1.",
+        epilog="`mockserver COMMAND --help` describes one command.",
     )
-    run.add_argument("--tls-key", type=Path, help="the key of --tls-cert, if not in that file")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    validate = commands.add_parser("validate", help="check seed and scenario files")
-    validate.add_argument("files", type=Path, nargs="+")
+    def command(
+        name: str, summary: str, parent: Any = commands, **kwargs: Any
+    ) -> argparse.ArgumentParser:
+        made: argparse.ArgumentParser = parent.add_parser(
+            name, help=summary, description=summary[0].upper() + summary[1:] + ".", **kwargs
+        )
+        return made
 
-    replay = commands.add_parser("replay", help="run a scenario's steps on a fresh server")
-    replay.add_argument("file", type=Path)
-    replay.add_argument("--seed", type=Path, help="seed file (default: the packaged one)")
-    replay.add_argument("--random-seed", type=int, default=DEFAULT_RANDOM_SEED)
-    replay.add_argument("--start-time", help="RFC 3339 start of the frozen clock")
+    run = command("run", "start the server (until Ctrl-C)")
+    run.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
+    run.add_argument(
+        "--port", type=int, default=8080, help="port to listen on (default: %(default)s)"
+    )
+    run.add_argument("--seed", type=Path, metavar="FILE", help=_SEED_HELP)
+    run.add_argument(
+        "--scenario",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE|NAME",
+        help="load a scenario file, or a shipped scenario by name (legal_hold), before serving; "
+        "repeat for more (default: none)",
+    )
+    run.add_argument(
+        "--clock",
+        choices=("real", "frozen"),
+        default="real",
+        help="real: the mock clock follows the wall clock; frozen: it moves only when told "
+        "(default: %(default)s)",
+    )
+    run.add_argument(
+        "--start-time",
+        metavar="RFC3339",
+        help=f"start of the mock clock (default: now for a real clock, {DEFAULT_START_TIME} "
+        "for a frozen one)",
+    )
+    run.add_argument(
+        "--random-seed", type=int, default=DEFAULT_RANDOM_SEED, metavar="N", help=_RANDOM_HELP
+    )
+    run.add_argument(
+        "--no-rate-limit",
+        action="store_true",
+        help="send rate-limit headers but refuse nothing, for load tests (default: limits on)",
+    )
+    run.add_argument(
+        "--no-admin",
+        action="store_true",
+        help="turn off the /_mock control plane and inspector (default: on)",
+    )
+    run.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        help="require this X-Mock-Admin-Token on /_mock (default: none, /_mock is open)",
+    )
+    run.add_argument(
+        "--strict-webhook-urls",
+        action="store_true",
+        help="refuse http:// webhook URLs, loopback ones too (default: http:// to loopback "
+        "hosts is allowed)",
+    )
+    run.add_argument(
+        "--log-level",
+        choices=_LOG_LEVELS,
+        default="warning",
+        help="uvicorn's log level (default: %(default)s)",
+    )
+    run.add_argument(
+        "--tls",
+        action="store_true",
+        help="serve HTTPS only, with a throwaway test CA (default: plain HTTP)",
+    )
+    tls_source = run.add_mutually_exclusive_group()
+    tls_source.add_argument(
+        "--tls-dir",
+        type=Path,
+        metavar="DIR",
+        help="where --tls writes ca.pem and the certificate; implies --tls (default: a "
+        "temporary folder removed at exit)",
+    )
+    tls_source.add_argument(
+        "--tls-cert",
+        type=Path,
+        metavar="PEM",
+        help="serve your own certificate chain (PEM); implies --tls (default: none)",
+    )
+    run.add_argument(
+        "--tls-key",
+        type=Path,
+        metavar="PEM",
+        help="the private key of --tls-cert (default: read from the --tls-cert file)",
+    )
 
-    schema = commands.add_parser("schema", help="print a JSON Schema (scenario)")
-    schema.add_argument("kind", choices=("scenario",))
+    validate = command("validate", "check seed and scenario files (file:line: message, exit 2)")
+    validate.add_argument(
+        "files",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="a seed file or a scenario file",
+    )
 
-    seed = commands.add_parser("seed", help="seed data tools")
-    seed_commands = seed.add_subparsers(dest="seed_command", required=True)
-    generate = seed_commands.add_parser("generate", help="print a generated seed as YAML")
-    generate.add_argument("--documents", type=int, default=60)
-    generate.add_argument("--random-seed", type=int, default=DEFAULT_RANDOM_SEED)
+    replay = command("replay", "run a scenario's steps on a fresh in-process server")
+    replay.add_argument(
+        "file",
+        type=Path,
+        metavar="FILE",
+        help="a scenario file",
+    )
+    replay.add_argument("--seed", type=Path, metavar="FILE", help=_SEED_HELP)
+    replay.add_argument(
+        "--random-seed", type=int, default=DEFAULT_RANDOM_SEED, metavar="N", help=_RANDOM_HELP
+    )
+    replay.add_argument(
+        "--start-time",
+        metavar="RFC3339",
+        help=f"start of the frozen mock clock (default: {DEFAULT_START_TIME})",
+    )
 
-    openapi = commands.add_parser("openapi", help="print the OpenAPI 3.1 document")
-    openapi.add_argument("--seed", type=Path, help="seed whose field limits to describe")
+    schema = command("schema", "print a JSON Schema: the scenario file format")
+    schema.add_argument("kind", choices=("scenario",), help="which schema; only scenario for now")
+
+    seed = command("seed", "seed data tools (seed generate)")
+    seed_commands = seed.add_subparsers(dest="seed_command", required=True, metavar="COMMAND")
+    generate = command(
+        "generate", "print a generated seed as YAML (seeds/default.yaml is one)", seed_commands
+    )
+    generate.add_argument(
+        "--documents",
+        type=int,
+        default=60,
+        metavar="N",
+        help="generated documents in the sandbox of acct_mock_us (default: %(default)s)",
+    )
+    generate.add_argument(
+        "--random-seed", type=int, default=DEFAULT_RANDOM_SEED, metavar="N", help=_RANDOM_HELP
+    )
+
+    openapi = command("openapi", "print the OpenAPI 3.1 document of the mocked API")
+    openapi.add_argument(
+        "--seed",
+        type=Path,
+        metavar="FILE",
+        help="the seed whose field limits to describe (default: the packaged seeds/default.yaml)",
+    )
     return parser
+
+
+_SEED_HELP = "seed file to start from (default: the packaged seeds/default.yaml)"
+_RANDOM_HELP = "seed of the generated ids and values (default: %(default)s)"
 
 
 def _openapi(seed_path: Path | None) -> int:
@@ -187,7 +304,7 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         if args.command == "run":
             return _run(args)
