@@ -10,7 +10,7 @@ import pytest
 
 from mockserver.cli.main import main
 from mockserver.core.config import Settings
-from mockserver.core.resources import default_seed_path
+from mockserver.core.resources import data_dir, default_seed_path
 from mockserver.scenarios.loader import load_scenario_text
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.replay import Runner
@@ -166,3 +166,24 @@ def test_wait_for_deliveries_that_never_come_fails_clearly(
     path = write(tmp_path, "name: w\nsteps:\n  - wait_for_deliveries: {count: 1, within: 120}\n")
     assert main(["replay", str(path)]) == 1
     assert "FAIL   1  wait for 1 deliveries: 0 after 120 s" in capsys.readouterr().out
+
+
+def test_validate_and_replay_take_a_shipped_scenario_by_name(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    shipped = data_dir("scenarios") / "legal_hold.yaml"
+    assert main(["validate", "legal_hold"]) == 0
+    assert capsys.readouterr().out == f"{shipped}: ok (scenario)\n"
+    assert main(["replay", "legal_hold"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "7 passed, 0 failed"
+
+
+def test_a_name_that_is_neither_a_file_nor_shipped_lists_the_shipped_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["replay", "legal_hole"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("legal_hole:1: no such file, and no shipped scenario of that name")
+    assert "legal_hold, rate_limit_burst" in err
+    assert main(["validate", "legal_hole"]) == 2
+    assert capsys.readouterr().err == err

@@ -135,16 +135,16 @@ def build_parser() -> argparse.ArgumentParser:
         "files",
         type=Path,
         nargs="+",
-        metavar="FILE",
-        help="a seed file or a scenario file",
+        metavar="FILE|NAME",
+        help="a seed file, a scenario file, or a shipped scenario's name (legal_hold)",
     )
 
     replay = command("replay", "run a scenario's steps on a fresh in-process server")
     replay.add_argument(
         "file",
         type=Path,
-        metavar="FILE",
-        help="a scenario file",
+        metavar="FILE|NAME",
+        help="a scenario file, or a shipped scenario's name (legal_hold)",
     )
     replay.add_argument("--seed", type=Path, metavar="FILE", help=_SEED_HELP)
     replay.add_argument(
@@ -287,12 +287,12 @@ def _validate(files: Sequence[Path]) -> int:
     status = 0
     for path in files:
         try:
-            kind = validate_file(path)
+            checked, kind = validate_file(path)
         except LoadError as error:
             print(error, file=sys.stderr)
             status = error.exit_code
         else:
-            print(f"{path}: ok ({kind})")
+            print(f"{checked}: ok ({kind})")
     return status
 
 

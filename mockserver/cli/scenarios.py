@@ -13,20 +13,31 @@ from pathlib import Path
 from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
 
 
-def validate_file(path: Path) -> str:
-    """Check a seed or a scenario (told apart by content); LoadError if it is bad. Its kind."""
+def scenario_path(given: Path) -> Path:
+    """A scenario argument as a file: the file itself, or the shipped scenario of that name
+    (`legal_hold`), as `run --scenario` reads it; ScenarioError for a name that is neither."""
+    from mockserver.core.resources import data_dir
+    from mockserver.scenarios.loader import scenario_file
+
+    return scenario_file(given, data_dir("scenarios"))
+
+
+def validate_file(given: Path) -> tuple[Path, str]:
+    """Check a seed or a scenario (told apart by content; a bare name is a shipped scenario);
+    LoadError if it is bad. The file checked and its kind."""
     from mockserver.scenarios.loader import load_scenario, looks_like_seed
     from mockserver.seeds.loader import load_seed
 
+    path = scenario_path(given)
     try:
         text = path.read_text("utf-8-sig", errors="replace")
     except OSError:
         text = ""  # the loader reports the unreadable file with its own message
     if looks_like_seed(text):
         load_seed(path)
-        return "seed"
+        return path, "seed"
     load_scenario(path)
-    return "scenario"
+    return path, "scenario"
 
 
 def replay(
@@ -43,7 +54,7 @@ def replay(
     from mockserver.testing.replay import Runner
     from mockserver.web.app import create_app
 
-    scenario = load_scenario(path)  # a bad file raises before any server is built
+    scenario = load_scenario(scenario_path(path))  # a bad file raises before any server is built
     settings = Settings(
         seed_path=seed, clock_mode="frozen", random_seed=random_seed, start_time=start_time
     )
