@@ -98,13 +98,20 @@ class ScenarioEngine:
 
     # -- loading -------------------------------------------------------------------------
 
-    def load(self, scenario: Scenario) -> Loaded:
-        """Check, then apply a scenario; ScenarioError (with its line) before any change."""
+    def check(self, scenario: Scenario) -> None:
+        """The checks of loading against this store, changing nothing: ScenarioError with
+        every problem of the setup and timeline actions (each at its line)."""
         names = frozenset(item.name for item in _armed(scenario))
         checker = Checker(self.store, scenario, names)
-        checker.check(scenario.setup)
+        problems = checker.check(scenario.setup)
         for entry in scenario.timeline:
-            checker.check(entry.actions)
+            problems += checker.check(entry.actions)
+        if problems:
+            raise ScenarioError.every(problems)
+
+    def load(self, scenario: Scenario) -> Loaded:
+        """Check, then apply a scenario; ScenarioError (with its lines) before any change."""
+        self.check(scenario)
         self._unload(scenario.name)  # loading a name again replaces it
         self._move_clock(scenario)
         loaded = Loaded(scenario, self.store.now())
