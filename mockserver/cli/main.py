@@ -138,6 +138,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE|NAME",
         help="a seed file, a scenario file, or a shipped scenario's name (legal_hold)",
     )
+    validate.add_argument(
+        "--seed",
+        type=Path,
+        metavar="FILE",
+        help="the seed whose data scenarios are checked against, as loading them there would "
+        "(default: the packaged seeds/default.yaml)",
+    )
 
     replay = command("replay", "run a scenario's steps on a fresh in-process server")
     replay.add_argument(
@@ -281,13 +288,18 @@ _NATIVE_STATES = {
 }
 
 
-def _validate(files: Sequence[Path]) -> int:
-    from mockserver.cli.scenarios import validate_file
+def _validate(files: Sequence[Path], seed: Path | None) -> int:
+    """Check each file; every problem of a bad one on stderr, one `file:line: message` a line.
+    A bad --seed stops it: scenarios cannot be checked against it."""
+    from mockserver.cli.scenarios import Validator
 
+    validator = Validator(seed)
+    if seed is not None:
+        validator.sandbox()  # a bad --seed raises here, once
     status = 0
     for path in files:
         try:
-            checked, kind = validate_file(path)
+            checked, kind = validator.check(path)
         except LoadError as error:
             print(error, file=sys.stderr)
             status = error.exit_code
@@ -309,7 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             return _run(args)
         if args.command == "validate":
-            return _validate(args.files)
+            return _validate(args.files, args.seed)
         if args.command in ("replay", "schema"):
             from mockserver.cli import scenarios as scenario_cli
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
+
+if TYPE_CHECKING:
+    from mockserver.engine.sandbox import Sandbox
 
 
 def scenario_path(given: Path) -> Path:
@@ -22,22 +26,42 @@ def scenario_path(given: Path) -> Path:
     return scenario_file(given, data_dir("scenarios"))
 
 
-def validate_file(given: Path) -> tuple[Path, str]:
-    """Check a seed or a scenario (told apart by content; a bare name is a shipped scenario);
-    LoadError if it is bad. The file checked and its kind."""
-    from mockserver.scenarios.loader import load_scenario, looks_like_seed
-    from mockserver.seeds.loader import load_seed
+class Validator:
+    """`mockserver validate`: a seed is checked by loading it; a scenario by loading it and by
+    the checks of loading it into a sandbox of `seed` (the default seed when None), the same
+    code that `run`, `replay` and the control plane use. The sandbox is built, and never
+    served, for the first scenario."""
 
-    path = scenario_path(given)
-    try:
-        text = path.read_text("utf-8-sig", errors="replace")
-    except OSError:
-        text = ""  # the loader reports the unreadable file with its own message
-    if looks_like_seed(text):
-        load_seed(path)
-        return path, "seed"
-    load_scenario(path)
-    return path, "scenario"
+    def __init__(self, seed: Path | None = None) -> None:
+        self.seed = seed
+        self._sandbox: Sandbox | None = None
+
+    def check(self, given: Path) -> tuple[Path, str]:
+        """Check a seed or a scenario (told apart by content; a bare name is a shipped
+        scenario); LoadError with every problem found if it is bad. The file and its kind."""
+        from mockserver.scenarios.loader import load_scenario, looks_like_seed
+        from mockserver.seeds.loader import load_seed
+
+        path = scenario_path(given)
+        try:
+            text = path.read_text("utf-8-sig", errors="replace")
+        except OSError:
+            text = ""  # the loader reports the unreadable file with its own message
+        if looks_like_seed(text):
+            load_seed(path)
+            return path, "seed"
+        scenario = load_scenario(path)
+        self.sandbox().control.check_scenario(scenario)
+        return path, "scenario"
+
+    def sandbox(self) -> Sandbox:
+        """The sandbox scenarios are checked against; a bad seed raises its SeedError."""
+        if self._sandbox is None:
+            from mockserver.engine.sandbox import Sandbox
+
+            settings = Settings(seed_path=self.seed, clock_mode="frozen")
+            self._sandbox = Sandbox.build(settings)
+        return self._sandbox
 
 
 def replay(
