@@ -21,7 +21,7 @@ def scenario_path(given: Path) -> Path:
     """A scenario argument as a file: the file itself, or the shipped scenario of that name
     (`legal_hold`), as `run --scenario` reads it; ScenarioError for a name that is neither."""
     from mockserver.core.resources import data_dir
-    from mockserver.scenarios.loader import scenario_file
+    from mockserver.scenarios.files import scenario_file
 
     return scenario_file(given, data_dir("scenarios"))
 

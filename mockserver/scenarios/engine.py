@@ -25,7 +25,7 @@ from mockserver.core.errors import ScenarioError
 from mockserver.core.scheduler import Timer
 from mockserver.domain.store import Store
 from mockserver.scenarios.actions import Applier, Checker, WebhookSetup
-from mockserver.scenarios.loader import scenario_file, shipped_names, shipped_scenario
+from mockserver.scenarios.files import scenario_file, shipped_names, shipped_scenario
 from mockserver.scenarios.matching import contains, map_matches
 from mockserver.scenarios.model import Deprecation, Rule, Scenario, TimelineEntry, WebhookFault
 
