@@ -37,14 +37,22 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(
-        name: str, summary: str, parent: Any = commands, **kwargs: Any
+        name: str, summary: str, parent: Any = commands, details: str = ""
     ) -> argparse.ArgumentParser:
+        """A subcommand: `summary` is its line in the list, and with `details` its help."""
         made: argparse.ArgumentParser = parent.add_parser(
-            name, help=summary, description=summary[0].upper() + summary[1:] + ".", **kwargs
+            name,
+            help=summary,
+            description=f"{summary[0].upper()}{summary[1:]}. {details}".strip(),
         )
         return made
 
-    run = command("run", "start the server (until Ctrl-C)")
+    run = command(
+        "run",
+        "start the server (until Ctrl-C)",
+        details="A bad seed or scenario exits with status 2 and its file:line: message "
+        "before anything is served.",
+    )
     run.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
     )
@@ -130,7 +138,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="the private key of --tls-cert (default: read from the --tls-cert file)",
     )
 
-    validate = command("validate", "check seed and scenario files (file:line: message, exit 2)")
+    validate = command(
+        "validate",
+        "check seed and scenario files as loading them would",
+        details="A scenario is also checked against the data of the seed (--seed), as "
+        "run, replay and the control plane load it. A good file prints `FILE: ok (kind)`; "
+        "a bad one prints every problem found on stderr, one `file:line: message` a line. "
+        "Exit status 2 if any file is bad.",
+    )
     validate.add_argument(
         "files",
         type=Path,
@@ -146,7 +161,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: the packaged seeds/default.yaml)",
     )
 
-    replay = command("replay", "run a scenario's steps on a fresh in-process server")
+    replay = command(
+        "replay",
+        "run a scenario's steps on a fresh in-process server",
+        details="The server starts from the seed with a frozen clock and only this scenario. "
+        "Prints one line per "
+        "step, then `N passed, N failed`. Exit status 0 if every step passed, 1 if one "
+        "failed, 2 for a bad file.",
+    )
     replay.add_argument(
         "file",
         type=Path,
