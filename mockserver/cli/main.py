@@ -165,9 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
         "replay",
         "run a scenario's steps on a fresh in-process server",
         details="The server starts from the seed with a frozen clock and only this scenario. "
-        "Prints one line per "
-        "step, then `N passed, N failed`. Exit status 0 if every step passed, 1 if one "
-        "failed, 2 for a bad file.",
+        "Prints one line per step, then `N passed, N failed`. Exit status 0 if every step "
+        "passed, 1 if one failed, 2 for a bad file.",
     )
     replay.add_argument(
         "file",

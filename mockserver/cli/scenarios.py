@@ -1,6 +1,6 @@
 """The scenario side of the command line: `validate` of either kind of file, `replay`, `schema`.
 
-`cli.py` parses arguments and maps load errors to exit codes; this module does the work, so
+`main.py` parses arguments and maps load errors to exit codes; this module does the work, so
 that the scenario commands stay in one place.
 """
 
