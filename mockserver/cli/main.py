@@ -14,62 +14,207 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mockserver import native
-from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
+from mockserver.core.config import DEFAULT_RANDOM_SEED, DEFAULT_START_TIME, Settings
 from mockserver.core.errors import LoadError
 
 if TYPE_CHECKING:
     from mockserver.serving.certs import TlsFiles
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mockserver", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
+_LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 
-    run = commands.add_parser("run", help="start the server")
-    run.add_argument("--host", default="127.0.0.1")
-    run.add_argument("--port", type=int, default=8080)
-    run.add_argument("--seed", type=Path, help="seed file (default: the packaged default.yaml)")
-    run.add_argument("--scenario", type=Path, action="append", default=[], help="scenario file")
-    run.add_argument("--clock", choices=("real", "frozen"), default="real")
-    run.add_argument("--start-time", help="RFC 3339 start of the mock clock")
-    run.add_argument("--random-seed", type=int, default=DEFAULT_RANDOM_SEED)
-    run.add_argument("--no-rate-limit", action="store_true", help="send headers, refuse nothing")
-    run.add_argument("--no-admin", action="store_true", help="turn off the /_mock control plane")
-    run.add_argument("--admin-token", help="require X-Mock-Admin-Token on /_mock")
-    run.add_argument("--strict-webhook-urls", action="store_true")
-    run.add_argument("--log-level", default="warning")
-    run.add_argument("--tls", action="store_true", help="HTTPS only, with a throwaway test CA")
-    tls_source = run.add_mutually_exclusive_group()
-    tls_source.add_argument("--tls-dir", type=Path, help="where --tls writes ca.pem and the cert")
-    tls_source.add_argument(
-        "--tls-cert", type=Path, help="your own cert chain (PEM); implies --tls"
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every command and option, each with help that states its default."""
+    parser = argparse.ArgumentParser(
+        prog="mockserver",
+        description="A stateful sandbox of the Document, Vault, Workflow and Audit API, v1.",
+        epilog="`mockserver COMMAND --help` describes one command.",
     )
-    run.add_argument("--tls-key", type=Path, help="the key of --tls-cert, if not in that file")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    validate = commands.add_parser("validate", help="check seed and scenario files")
-    validate.add_argument("files", type=Path, nargs="+")
+    def command(
+        name: str, summary: str, parent: Any = commands, details: str = ""
+    ) -> argparse.ArgumentParser:
+        """A subcommand: `summary` is its line in the list, and with `details` its help."""
+        made: argparse.ArgumentParser = parent.add_parser(
+            name,
+            help=summary,
+            description=f"{summary[0].upper()}{summary[1:]}. {details}".strip(),
+        )
+        return made
 
-    replay = commands.add_parser("replay", help="run a scenario's steps on a fresh server")
-    replay.add_argument("file", type=Path)
-    replay.add_argument("--seed", type=Path, help="seed file (default: the packaged one)")
-    replay.add_argument("--random-seed", type=int, default=DEFAULT_RANDOM_SEED)
-    replay.add_argument("--start-time", help="RFC 3339 start of the frozen clock")
+    run = command(
+        "run",
+        "start the server (until Ctrl-C)",
+        details="A bad seed or scenario exits with status 2 and its file:line: message "
+        "before anything is served.",
+    )
+    run.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
+    run.add_argument(
+        "--port", type=int, default=8080, help="port to listen on (default: %(default)s)"
+    )
+    run.add_argument("--seed", type=Path, metavar="FILE", help=_SEED_HELP)
+    run.add_argument(
+        "--scenario",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE|NAME",
+        help="load a scenario file, or a shipped scenario by name (legal_hold), before serving; "
+        "repeat for more (default: none)",
+    )
+    run.add_argument(
+        "--clock",
+        choices=("real", "frozen"),
+        default="real",
+        help="real: the mock clock follows the wall clock; frozen: it moves only when told "
+        "(default: %(default)s)",
+    )
+    run.add_argument(
+        "--start-time",
+        metavar="RFC3339",
+        help=f"start of the mock clock (default: now for a real clock, {DEFAULT_START_TIME} "
+        "for a frozen one)",
+    )
+    run.add_argument(
+        "--random-seed", type=int, default=DEFAULT_RANDOM_SEED, metavar="N", help=_RANDOM_HELP
+    )
+    run.add_argument(
+        "--no-rate-limit",
+        action="store_true",
+        help="send rate-limit headers but refuse nothing, for load tests (default: limits on)",
+    )
+    run.add_argument(
+        "--no-admin",
+        action="store_true",
+        help="turn off the /_mock control plane and inspector (default: on)",
+    )
+    run.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        help="require this X-Mock-Admin-Token on /_mock (default: none, /_mock is open)",
+    )
+    run.add_argument(
+        "--strict-webhook-urls",
+        action="store_true",
+        help="refuse http:// webhook URLs, loopback ones too (default: http:// to loopback "
+        "hosts is allowed)",
+    )
+    run.add_argument(
+        "--log-level",
+        choices=_LOG_LEVELS,
+        default="warning",
+        help="uvicorn's log level (default: %(default)s)",
+    )
+    run.add_argument(
+        "--tls",
+        action="store_true",
+        help="serve HTTPS only, with a throwaway test CA (default: plain HTTP)",
+    )
+    tls_source = run.add_mutually_exclusive_group()
+    tls_source.add_argument(
+        "--tls-dir",
+        type=Path,
+        metavar="DIR",
+        help="where --tls writes ca.pem and the certificate; implies --tls (default: a "
+        "temporary folder removed at exit)",
+    )
+    tls_source.add_argument(
+        "--tls-cert",
+        type=Path,
+        metavar="PEM",
+        help="serve your own certificate chain (PEM); implies --tls (default: none)",
+    )
+    run.add_argument(
+        "--tls-key",
+        type=Path,
+        metavar="PEM",
+        help="the private key of --tls-cert (default: read from the --tls-cert file)",
+    )
 
-    schema = commands.add_parser("schema", help="print a JSON Schema (scenario)")
-    schema.add_argument("kind", choices=("scenario",))
+    validate = command(
+        "validate",
+        "check seed and scenario files as loading them would",
+        details="A scenario is also checked against the data of the seed (--seed), as "
+        "run, replay and the control plane load it. A good file prints `FILE: ok (kind)`; "
+        "a bad one prints every problem found on stderr, one `file:line: message` a line. "
+        "Exit status 2 if any file is bad.",
+    )
+    validate.add_argument(
+        "files",
+        type=Path,
+        nargs="+",
+        metavar="FILE|NAME",
+        help="a seed file, a scenario file, or a shipped scenario's name (legal_hold)",
+    )
+    validate.add_argument(
+        "--seed",
+        type=Path,
+        metavar="FILE",
+        help="the seed whose data scenarios are checked against, as loading them there would "
+        "(default: the packaged seeds/default.yaml)",
+    )
 
-    seed = commands.add_parser("seed", help="seed data tools")
-    seed_commands = seed.add_subparsers(dest="seed_command", required=True)
-    generate = seed_commands.add_parser("generate", help="print a generated seed as YAML")
-    generate.add_argument("--documents", type=int, default=60)
-    generate.add_argument("--random-seed", type=int, default=DEFAULT_RANDOM_SEED)
+    replay = command(
+        "replay",
+        "run a scenario's steps on a fresh in-process server",
+        details="The server starts from the seed with a frozen clock and only this scenario. "
+        "Prints one line per step, then `N passed, N failed`. Exit status 0 if every step "
+        "passed, 1 if one failed, 2 for a bad file.",
+    )
+    replay.add_argument(
+        "file",
+        type=Path,
+        metavar="FILE|NAME",
+        help="a scenario file, or a shipped scenario's name (legal_hold)",
+    )
+    replay.add_argument("--seed", type=Path, metavar="FILE", help=_SEED_HELP)
+    replay.add_argument(
+        "--random-seed", type=int, default=DEFAULT_RANDOM_SEED, metavar="N", help=_RANDOM_HELP
+    )
+    replay.add_argument(
+        "--start-time",
+        metavar="RFC3339",
+        help=f"start of the frozen mock clock (default: {DEFAULT_START_TIME})",
+    )
 
-    openapi = commands.add_parser("openapi", help="print the OpenAPI 3.1 document")
-    openapi.add_argument("--seed", type=Path, help="seed whose field limits to describe")
+    schema = command("schema", "print a JSON Schema: the scenario file format")
+    schema.add_argument("kind", choices=("scenario",), help="which schema; only scenario for now")
+
+    seed = command("seed", "seed data tools (seed generate)")
+    seed_commands = seed.add_subparsers(dest="seed_command", required=True, metavar="COMMAND")
+    generate = command(
+        "generate", "print a generated seed as YAML (seeds/default.yaml is one)", seed_commands
+    )
+    generate.add_argument(
+        "--documents",
+        type=int,
+        default=60,
+        metavar="N",
+        help="generated documents in the sandbox of acct_mock_us (default: %(default)s)",
+    )
+    generate.add_argument(
+        "--random-seed", type=int, default=DEFAULT_RANDOM_SEED, metavar="N", help=_RANDOM_HELP
+    )
+
+    openapi = command("openapi", "print the OpenAPI 3.1 document of the mocked API")
+    openapi.add_argument(
+        "--seed",
+        type=Path,
+        metavar="FILE",
+        help="the seed whose field limits to describe (default: the packaged seeds/default.yaml)",
+    )
     return parser
+
+
+_SEED_HELP = "seed file to start from (default: the packaged seeds/default.yaml)"
+_RANDOM_HELP = "seed of the generated ids and values (default: %(default)s)"
 
 
 def _openapi(seed_path: Path | None) -> int:
@@ -164,18 +309,23 @@ _NATIVE_STATES = {
 }
 
 
-def _validate(files: Sequence[Path]) -> int:
-    from mockserver.cli.scenarios import validate_file
+def _validate(files: Sequence[Path], seed: Path | None) -> int:
+    """Check each file; every problem of a bad one on stderr, one `file:line: message` a line.
+    A bad --seed stops it: scenarios cannot be checked against it."""
+    from mockserver.cli.scenarios import Validator
 
+    validator = Validator(seed)
+    if seed is not None:
+        validator.sandbox()  # a bad --seed raises here, once
     status = 0
     for path in files:
         try:
-            kind = validate_file(path)
+            checked, kind = validator.check(path)
         except LoadError as error:
             print(error, file=sys.stderr)
             status = error.exit_code
         else:
-            print(f"{path}: ok ({kind})")
+            print(f"{checked}: ok ({kind})")
     return status
 
 
@@ -187,12 +337,12 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         if args.command == "run":
             return _run(args)
         if args.command == "validate":
-            return _validate(args.files)
+            return _validate(args.files, args.seed)
         if args.command in ("replay", "schema"):
             from mockserver.cli import scenarios as scenario_cli
 

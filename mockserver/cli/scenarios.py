@@ -1,6 +1,6 @@
 """The scenario side of the command line: `validate` of either kind of file, `replay`, `schema`.
 
-`cli.py` parses arguments and maps load errors to exit codes; this module does the work, so
+`main.py` parses arguments and maps load errors to exit codes; this module does the work, so
 that the scenario commands stay in one place.
 """
 
@@ -9,24 +9,59 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
 
+if TYPE_CHECKING:
+    from mockserver.engine.sandbox import Sandbox
 
-def validate_file(path: Path) -> str:
-    """Check a seed or a scenario (told apart by content); LoadError if it is bad. Its kind."""
-    from mockserver.scenarios.loader import load_scenario, looks_like_seed
-    from mockserver.seeds.loader import load_seed
 
-    try:
-        text = path.read_text("utf-8-sig", errors="replace")
-    except OSError:
-        text = ""  # the loader reports the unreadable file with its own message
-    if looks_like_seed(text):
-        load_seed(path)
-        return "seed"
-    load_scenario(path)
-    return "scenario"
+def scenario_path(given: Path) -> Path:
+    """A scenario argument as a file: the file itself, or the shipped scenario of that name
+    (`legal_hold`), as `run --scenario` reads it; ScenarioError for a name that is neither."""
+    from mockserver.core.resources import data_dir
+    from mockserver.scenarios.files import scenario_file
+
+    return scenario_file(given, data_dir("scenarios"))
+
+
+class Validator:
+    """`mockserver validate`: a seed is checked by loading it; a scenario by loading it and by
+    the checks of loading it into a sandbox of `seed` (the default seed when None), the same
+    code that `run`, `replay` and the control plane use. The sandbox is built, and never
+    served, for the first scenario."""
+
+    def __init__(self, seed: Path | None = None) -> None:
+        self.seed = seed
+        self._sandbox: Sandbox | None = None
+
+    def check(self, given: Path) -> tuple[Path, str]:
+        """Check a seed or a scenario (told apart by content; a bare name is a shipped
+        scenario); LoadError with every problem found if it is bad. The file and its kind."""
+        from mockserver.scenarios.loader import load_scenario, looks_like_seed
+        from mockserver.seeds.loader import load_seed
+
+        path = scenario_path(given)
+        try:
+            text = path.read_text("utf-8-sig", errors="replace")
+        except OSError:
+            text = ""  # the loader reports the unreadable file with its own message
+        if looks_like_seed(text):
+            load_seed(path)
+            return path, "seed"
+        scenario = load_scenario(path)
+        self.sandbox().control.check_scenario(scenario)
+        return path, "scenario"
+
+    def sandbox(self) -> Sandbox:
+        """The sandbox scenarios are checked against; a bad seed raises its SeedError."""
+        if self._sandbox is None:
+            from mockserver.engine.sandbox import Sandbox
+
+            settings = Settings(seed_path=self.seed, clock_mode="frozen")
+            self._sandbox = Sandbox.build(settings)
+        return self._sandbox
 
 
 def replay(
@@ -43,7 +78,7 @@ def replay(
     from mockserver.testing.replay import Runner
     from mockserver.web.app import create_app
 
-    scenario = load_scenario(path)  # a bad file raises before any server is built
+    scenario = load_scenario(scenario_path(path))  # a bad file raises before any server is built
     settings = Settings(
         seed_path=seed, clock_mode="frozen", random_seed=random_seed, start_time=start_time
     )

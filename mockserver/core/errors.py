@@ -20,7 +20,8 @@ Only `mockserver.web.render` turns an ApiError into a response body.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import ClassVar, Self
 
 
 class ApiError(Exception):
@@ -97,7 +98,12 @@ class InternalError(ApiError):
 
 
 class LoadError(Exception):
-    """A bad seed or scenario file; the CLI prints it and exits with `exit_code`."""
+    """A bad seed or scenario file; the CLI prints it and exits with `exit_code`.
+
+    One error may stand for several problems of the file (`every`): it is the first of them
+    (`file`, `line`, `message`), `problems` holds them all in order, and `str` is one
+    `file:line: message` line per problem.
+    """
 
     exit_code: ClassVar[int] = 2
 
@@ -106,6 +112,18 @@ class LoadError(Exception):
         self.file = file
         self.line = line
         self.message = message
+        self.problems: tuple[LoadError, ...] = (self,)
+
+    @classmethod
+    def every(cls, problems: Sequence[LoadError]) -> Self:
+        """One error for all of `problems` (at least one), in the order given."""
+        flat = [p for problem in problems for p in problem.problems]
+        error = cls(flat[0].file, flat[0].line, flat[0].message)
+        error.problems = (error, *flat[1:])
+        return error
+
+    def __str__(self) -> str:
+        return "\n".join(f"{p.file}:{p.line}: {p.message}" for p in self.problems)
 
 
 class SeedError(LoadError):

@@ -104,6 +104,11 @@ class Control:
         """Load a scenario from YAML text (`source` names it in errors)."""
         return self.arm(load_scenario_text(text, source))
 
+    def check_scenario(self, scenario: Scenario) -> None:
+        """The checks loading `scenario` would make here, changing nothing: ScenarioError with
+        every problem (`mockserver validate` runs them against a sandbox of the seed)."""
+        self._sandbox.scenarios.check(scenario)
+
     def arm(self, scenario: Scenario) -> Loaded:
         """Load a scenario already read from its file: apply its setup, arm its rules."""
         return self._sandbox.scenarios.load(scenario)

@@ -72,8 +72,7 @@ class Sandbox:
         webhooks.fault_hook = scenarios.webhook_fault  # scenarios' webhook faults
         scenarios.webhook_setup = webhooks.scenario_endpoint  # scenarios' add_webhook_endpoint
         for path in settings.scenario_paths:  # a bad one raises ScenarioError before serving
-            named = scenarios.path_of(str(path)) if not path.exists() else None
-            scenarios.load(load_scenario(named or path))
+            scenarios.load(load_scenario(scenarios.file_of(path)))
         journal = Journal(settings.journal_size)
         store.reset_hooks.append(journal.clear)
         return cls(settings, store, scenarios, webhooks, journal)

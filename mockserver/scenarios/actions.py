@@ -2,10 +2,11 @@
 
 A scenario's actions are first checked together against the store as it is (keys exist,
 named documents, vaults and workflows exist or are added by an earlier action, fixed ids are
-free, fields pass the API's own validation), so a bad scenario is refused before anything
-changes. Applying then goes through the same domain functions the API uses, so every change
-writes its audit events. Writes are attributed to the owner of the action's `key` (the
-scenario's `key` by default); legal holds, as on the control plane, to `system`.
+free, fields pass the API's own validation), so a bad scenario is refused, with every problem
+found, before anything changes. Applying then goes through the same domain functions the API
+uses, so every change writes its audit events. Writes are attributed to the owner of the
+action's `key` (the scenario's `key` by default); legal holds, as on the control plane, to
+`system`.
 """
 
 from __future__ import annotations
@@ -44,9 +45,15 @@ class Checker:
     names: frozenset[str] = frozenset()  # rules, faults, deprecations enable/disable may name
     planned: dict[str, _Planned] = field(default_factory=dict)
 
-    def check(self, actions: list[Action]) -> None:
+    def check(self, actions: list[Action]) -> list[ScenarioError]:
+        """Check each action in turn; the problems found, one per action at most."""
+        problems: list[ScenarioError] = []
         for action in actions:
-            getattr(self, f"_check_{action.kind}")(action, action.args)
+            try:
+                getattr(self, f"_check_{action.kind}")(action, action.args)
+            except ScenarioError as error:
+                problems.append(error)
+        return problems
 
     def _fail(self, action: Action, message: str, field: str | None = None) -> ScenarioError:
         return self.scenario.error((*action.at, field) if field else action.at, message)
@@ -90,13 +97,13 @@ class Checker:
         key = self._key(action, args)
         world = world_of(self.store, key)
         self._free(action, world, args.get("id"))
+        if "id" in args:  # planned before its fields are checked: a bad name is one problem
+            self.planned[args["id"]] = _Planned("vault", _world_key(key), args["region"])
         limits = self.store.limits
         self._validated(action, lambda: v.string(args["name"], "name", max_len=limits.name_max))
         for i, member in enumerate(args.get("members", [])):
             param = f"members[{i}]"
             self._validated(action, lambda: v.email(member, param))  # noqa: B023  # called now
-        if "id" in args:
-            self.planned[args["id"]] = _Planned("vault", _world_key(key), args["region"])
 
     def _check_add_document(self, action: Action, args: dict[str, Any]) -> None:
         key = self._key(action, args)
@@ -111,12 +118,12 @@ class Checker:
             if found is None:
                 raise self._fail(action, f"no vault '{vault_id}' for key {key.key}", "vault_id")
             region = found
+        if "id" in args:
+            self.planned[args["id"]] = _Planned("document", _world_key(key), region)
         limits = self.store.limits
         self._validated(action, lambda: v.string(args["title"], "title", max_len=limits.title_max))
         if "metadata" in args:
             self._validated(action, lambda: v.metadata(args["metadata"], limits))
-        if "id" in args:
-            self.planned[args["id"]] = _Planned("document", _world_key(key), region)
 
     def _check_add_workflow(self, action: Action, args: dict[str, Any]) -> None:
         key = self._key(action, args)

@@ -25,6 +25,7 @@ from mockserver.core.errors import ScenarioError
 from mockserver.core.scheduler import Timer
 from mockserver.domain.store import Store
 from mockserver.scenarios.actions import Applier, Checker, WebhookSetup
+from mockserver.scenarios.files import scenario_file, shipped_names, shipped_scenario
 from mockserver.scenarios.matching import contains, map_matches
 from mockserver.scenarios.model import Deprecation, Rule, Scenario, TimelineEntry, WebhookFault
 
@@ -97,13 +98,20 @@ class ScenarioEngine:
 
     # -- loading -------------------------------------------------------------------------
 
-    def load(self, scenario: Scenario) -> Loaded:
-        """Check, then apply a scenario; ScenarioError (with its line) before any change."""
+    def check(self, scenario: Scenario) -> None:
+        """The checks of loading against this store, changing nothing: ScenarioError with
+        every problem of the setup and timeline actions (each at its line)."""
         names = frozenset(item.name for item in _armed(scenario))
         checker = Checker(self.store, scenario, names)
-        checker.check(scenario.setup)
+        problems = checker.check(scenario.setup)
         for entry in scenario.timeline:
-            checker.check(entry.actions)
+            problems += checker.check(entry.actions)
+        if problems:
+            raise ScenarioError.every(problems)
+
+    def load(self, scenario: Scenario) -> Loaded:
+        """Check, then apply a scenario; ScenarioError (with its lines) before any change."""
+        self.check(scenario)
         self._unload(scenario.name)  # loading a name again replaces it
         self._move_clock(scenario)
         loaded = Loaded(scenario, self.store.now())
@@ -124,18 +132,15 @@ class ScenarioEngine:
 
     def path_of(self, name: str) -> Path | None:
         """The shipped scenario called `name` (`legal_hold`), if there is one."""
-        if self.scenarios_dir is None or not name or "/" in name or name.startswith("."):
-            return None
-        for suffix in (".yaml", ".yml"):
-            path = self.scenarios_dir / f"{name}{suffix}"
-            if path.is_file():
-                return path
-        return None
+        return shipped_scenario(name, self.scenarios_dir)
+
+    def file_of(self, given: Path) -> Path:
+        """A scenario argument (a file, or a shipped scenario's name) as the file to load."""
+        return scenario_file(given, self.scenarios_dir)
 
     def available(self) -> list[str]:
-        if self.scenarios_dir is None or not self.scenarios_dir.is_dir():
-            return []
-        return sorted(p.stem for p in self.scenarios_dir.glob("*.y*ml"))
+        """The names `path_of` finds."""
+        return shipped_names(self.scenarios_dir)
 
     def _move_clock(self, scenario: Scenario) -> None:
         spec, clock, scheduler = scenario.clock, self.store.clock, self.store.scheduler

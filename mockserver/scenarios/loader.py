@@ -14,8 +14,9 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     import jsonschema
     from jsonschema.exceptions import ValidationError as SchemaError
 
+T = TypeVar("T")
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _SEED_KEYS = re.compile(r"(?m)^(accounts|reference_time|limits)\s*:")
@@ -107,24 +109,51 @@ def load_scenario_text(text: str, source: str) -> Scenario:
         raise ScenarioError(source, 1, "the top level must be a mapping")
     scenario = Scenario(name=str(value.get("name", "")), source=source, text=text)
     errors = list(_validator().iter_errors(value))
-    if errors:
-        found = [(_where(error), error) for error in errors]
-        path, error = min(found, key=lambda item: (scenario.line_of(item[0]), -len(item[0])))
-        raise scenario.error(path, _message(error))
+    if errors:  # what the schema refuses; the checks past it need a well-formed file
+        raise ScenarioError.every(_schema_problems(scenario, errors))
     _Builder(scenario, value).build()
     return scenario
 
 
-def _where(error: SchemaError) -> PathT:
-    """The node to report: for an unknown field, the field itself rather than its mapping."""
+def _schema_problems(scenario: Scenario, errors: list[SchemaError]) -> list[ScenarioError]:
+    """Every complaint of the schema, in the file's order (the deeper node first on a line),
+    each once."""
+    found = [
+        (scenario.line_of(path), -len(path), path, message)
+        for error in errors
+        for path, message in _explained(error)
+    ]
+    found.sort(key=lambda item: item[:2])  # stable: jsonschema's order within a node
+    problems: dict[str, ScenarioError] = {}
+    for _, _, path, message in found:
+        problem = scenario.error(path, message)
+        problems.setdefault(str(problem), problem)
+    return list(problems.values())
+
+
+def _explained(error: SchemaError) -> list[tuple[PathT, str]]:
+    """Where and what each problem of one schema error is: an unknown field is reported at
+    the field itself, and each unknown or missing field on its own."""
     path: PathT = tuple(error.absolute_path)
-    schema: Any = error.schema
-    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        known = schema.get("properties", {})
-        unknown = [key for key in error.instance if key not in known]
+    schema: Any = error.schema if isinstance(error.schema, dict) else {}
+    instance: Any = error.instance
+    if isinstance(instance, dict) and error.validator == "additionalProperties":
+        known = [str(name) for name in schema.get("properties", {})]
+        unknown = [str(key) for key in instance if key not in known]
         if unknown:
-            return (*path, str(unknown[0]))
-    return path
+            return [((*path, key), _unknown_field(key, known)) for key in unknown]
+    if isinstance(instance, dict) and error.validator == "required":
+        expected: Any = error.validator_value
+        missing = [name for name in expected if name not in instance]
+        if missing:
+            return [(path, f"missing required field '{name}'") for name in missing]
+    return [(path, _message(error))]
+
+
+def _unknown_field(unknown: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(unknown, known, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else f"; known: {', '.join(known)}"
+    return f"unknown field '{unknown}'{hint}"
 
 
 def _message(error: SchemaError) -> str:
@@ -132,18 +161,8 @@ def _message(error: SchemaError) -> str:
     schema: Any = error.schema if isinstance(error.schema, dict) else {}
     kind: Any = error.validator
     expected: Any = error.validator_value
-    instance: Any = error.instance
     if kind in ("pattern", "oneOf", "minProperties", "maxProperties") and "x-error" in schema:
         return str(schema["x-error"])
-    if kind == "required":
-        missing = [name for name in expected if name not in instance]
-        return f"missing required field '{missing[0]}'"
-    if kind == "additionalProperties":
-        known = list(schema.get("properties", {}))
-        unknown = next(str(key) for key in instance if key not in known)
-        close = difflib.get_close_matches(unknown, known, n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else f"; known: {', '.join(known)}"
-        return f"unknown field '{unknown}'{hint}"
     if kind == "type":
         types = [expected] if isinstance(expected, str) else list(expected)
         return "must be " + " or ".join(_TYPE_WORDS.get(t, t) for t in types)
@@ -169,28 +188,40 @@ class _Builder:
         self.scenario = scenario
         self.value = value
         self.names: dict[str, PathT] = {}
+        self.problems: list[ScenarioError] = []
 
     def fail(self, path: PathT, message: str) -> ScenarioError:
         return self.scenario.error(path, message)
 
     def build(self) -> None:
+        """Fill the scenario; ScenarioError with every problem found, one per item at most
+        (an item's first problem), in the file's order."""
         s, value = self.scenario, self.value
         s.description = value.get("description", "")
         s.key = value.get("key", s.key)
-        s.clock = self._clock(value.get("clock", {}))
-        s.setup = [self._action(a, ("setup", i)) for i, a in enumerate(value.get("setup", []))]
-        s.rules = [self._rule(r, ("rules", i)) for i, r in enumerate(value.get("rules", []))]
-        s.webhooks = [
-            self._fault(f, ("webhooks", i)) for i, f in enumerate(value.get("webhooks", []))
-        ]
-        s.deprecations = [
-            self._deprecation(d, ("deprecations", i))
-            for i, d in enumerate(value.get("deprecations", []))
-        ]
-        s.timeline = [
-            self._timeline(t, ("timeline", i)) for i, t in enumerate(value.get("timeline", []))
-        ]
+        try:
+            s.clock = self._clock(value.get("clock", {}))
+        except ScenarioError as error:
+            self.problems.append(error)
+        s.setup = self._each("setup", self._action)
+        s.rules = self._each("rules", self._rule)
+        s.webhooks = self._each("webhooks", self._fault)
+        s.deprecations = self._each("deprecations", self._deprecation)
+        s.timeline = self._each("timeline", self._timeline)
         self._steps(value.get("steps", []))
+        if self.problems:
+            self.problems.sort(key=lambda problem: problem.line)
+            raise ScenarioError.every(self.problems)
+
+    def _each(self, field: str, build: Callable[[dict[str, Any], PathT], T]) -> list[T]:
+        """Each item of the list `field`, built; a bad one is kept as a problem and skipped."""
+        built: list[T] = []
+        for index, raw in enumerate(self.value.get(field, [])):
+            try:
+                built.append(build(raw, (field, index)))
+            except ScenarioError as error:
+                self.problems.append(error)
+        return built
 
     def _time(self, raw: str, path: PathT) -> int:
         try:
@@ -344,9 +375,11 @@ class _Builder:
         ]
         for action in actions:
             if action.kind in SETUP_ONLY and action.args["name"] not in self.names:
-                raise self.fail(
-                    action.at,
-                    f"no rule, webhook fault or deprecation named '{action.args['name']}'",
+                self.problems.append(
+                    self.fail(
+                        action.at,
+                        f"no rule, webhook fault or deprecation named '{action.args['name']}'",
+                    )
                 )
         return TimelineEntry(
             actions=actions,
@@ -358,28 +391,31 @@ class _Builder:
     def _steps(self, raw: list[dict[str, Any]]) -> None:
         defined: set[str] = set()
         for i, item in enumerate(raw):
-            path: PathT = ("steps", i)
-            kinds = [kind for kind in STEP_KINDS if kind in item]
-            if len(kinds) != 1:
-                raise self.fail(
-                    path,
-                    "a step needs exactly one of "
-                    + ", ".join(STEP_KINDS)
-                    + (f" (found {', '.join(kinds)})" if kinds else ""),
-                )
-            kind = kinds[0]
-            for extra in ("expect", "capture"):
-                if extra in item and kind != "request":
-                    raise self.fail((*path, extra), f"{extra} goes with a request step")
-            if kind == "set_clock":
-                self._time(item["set_clock"], (*path, "set_clock"))
-            for used, where in _variables(item, path):
-                if used not in defined:
-                    raise self.fail(
-                        where, f"variable '${{{used}}}' is not captured by an earlier step"
-                    )
-            defined.update(item.get("capture", {}))
-            self.scenario.steps.append(Step(kind, item, path, item.get("name")))
+            try:
+                self.scenario.steps.append(self._step(item, ("steps", i), defined))
+            except ScenarioError as error:
+                self.problems.append(error)
+            defined.update(item.get("capture", {}))  # a bad step's names too: no echoes
+
+    def _step(self, item: dict[str, Any], path: PathT, defined: set[str]) -> Step:
+        kinds = [kind for kind in STEP_KINDS if kind in item]
+        if len(kinds) != 1:
+            raise self.fail(
+                path,
+                "a step needs exactly one of "
+                + ", ".join(STEP_KINDS)
+                + (f" (found {', '.join(kinds)})" if kinds else ""),
+            )
+        kind = kinds[0]
+        for extra in ("expect", "capture"):
+            if extra in item and kind != "request":
+                raise self.fail((*path, extra), f"{extra} goes with a request step")
+        if kind == "set_clock":
+            self._time(item["set_clock"], (*path, "set_clock"))
+        for used, where in _variables(item, path):
+            if used not in defined:
+                raise self.fail(where, f"variable '${{{used}}}' is not captured by an earlier step")
+        return Step(kind, item, path, item.get("name"))
 
 
 def _default_type(status: int) -> str:

@@ -2,10 +2,13 @@
 
 The builder walks the seed in file order, checks each node with `seed_validation`, and ties the
 records together: ids unique file-wide, documents in vaults and workflows on documents of the
-same (account, environment), every time at or before the reference time. Checks stop at the
-first problem, so the error a user sees is the one nearest the top of the file, and no
-half-valid seed is ever returned. The few rules that need a whole list (every in_review document
-has an in_progress workflow) run as soon as that list has been read.
+same (account, environment), every time at or before the reference time. A bad record (an
+account, user, key, client, vault, document or workflow) is kept as a problem (its first) and
+skipped, and the walk goes on, so one run reports every bad record; a record that only refers
+to a skipped one is not reported again. No half-valid seed is ever returned: the first problem
+is raised with the others. The few rules that need a whole list (every in_review document has
+an in_progress workflow) run as soon as that list has been read, and only when none of it was
+skipped.
 """
 
 from __future__ import annotations
@@ -96,6 +99,17 @@ class _SeedBuilder:
         # condition text -> the parser's message, or None if it parses (see read_step)
         self.condition_errors: dict[str, str | None] = {}
         self.kept_strings: dict[str, str] = {}  # metadata strings kept, see kept_metadata
+        self.problems: list[Invalid] = []  # of the records skipped, in walk order
+        self.skipped: set[str] = set()  # ids of the records skipped
+
+    def skip(self, value: object, problem: Invalid | None) -> None:
+        """Keep a bad record's problem (None: it only refers to a skipped record) and its id,
+        so that records referring to it are skipped quietly."""
+        if problem is not None:
+            self.problems.append(problem)
+        ident = value.get("id") if type(value) is dict else None
+        if type(ident) is str:
+            self.skipped.add(ident)
 
     def claim(self, kind: str, ident: str, path: PathT, key: str) -> None:
         """Record `ident` as taken by the mapping at `path`, or fail if another took it."""
@@ -128,7 +142,14 @@ class _SeedBuilder:
         if not accounts:
             fail((), "accounts", "must list at least one account")
         for index, account in enumerate(accounts):
-            self.account(account, ("accounts", index))
+            try:
+                self.account(account, ("accounts", index))
+            except Invalid as problem:
+                self.skip(account, problem)
+        if self.problems:
+            first = self.problems[0]
+            first.others = self.problems[1:]
+            raise first
         return self.seed
 
     def account(self, value: object, path: PathT) -> None:
@@ -139,15 +160,25 @@ class _SeedBuilder:
         region = choice(raw["default_region"], path, "default_region", REGIONS)
         users: dict[str, User] = {}
         for index, item in enumerate(items(raw.get("users"), path, "users")):
-            user = self.user(item, (*path, "users", index))
-            if user.email in users:
-                fail((*path, "users", index), "email", f"duplicate user '{user.email}'")
+            try:
+                user = self.user(item, (*path, "users", index))
+                if user.email in users:
+                    fail((*path, "users", index), "email", f"duplicate user '{user.email}'")
+            except Invalid as problem:
+                self.skip(item, problem)
+                continue
             users[user.email] = user
         self.seed.accounts[account_id] = Account(account_id, name, region, tuple(users.values()))
         for index, item in enumerate(items(raw.get("keys"), path, "keys")):
-            self.key(item, (*path, "keys", index), account_id)
+            try:
+                self.key(item, (*path, "keys", index), account_id)
+            except Invalid as problem:
+                self.skip(item, problem)
         for index, item in enumerate(items(raw.get("oauth_clients"), path, "oauth_clients")):
-            self.client(item, (*path, "oauth_clients", index), account_id)
+            try:
+                self.client(item, (*path, "oauth_clients", index), account_id)
+            except Invalid as problem:
+                self.skip(item, problem)
         environments = raw.get("environments")
         env_path = (*path, "environments")
         if environments is not None and type(environments) is not dict:
@@ -220,14 +251,24 @@ class _SeedBuilder:
         raw = ENVIRONMENT.check(value, path)
         vaults: dict[str, Vault] = {}
         for index, item in enumerate(items(raw.get("vaults"), path, "vaults")):
-            vault = self.vault(item, (*path, "vaults", index))
+            try:
+                vault = self.vault(item, (*path, "vaults", index))
+            except Invalid as problem:
+                self.skip(item, problem)
+                continue
             vaults[vault.id] = vault
-        documents = items(raw.get("documents"), path, "documents")
-        env.documents = [
-            self.document(item, (*path, "documents", index), vaults)
-            for index, item in enumerate(documents)
-        ]
-        env.workflows = self.workflows(raw.get("workflows"), path, env.documents)
+        placed: list[int] = []  # the index in the file of each document built
+        for index, item in enumerate(items(raw.get("documents"), path, "documents")):
+            try:
+                env.documents.append(self.document(item, (*path, "documents", index), vaults))
+            except Invalid as problem:
+                self.skip(item, problem)
+                continue
+            except _RefersToSkipped:
+                self.skip(item, None)
+                continue
+            placed.append(index)
+        env.workflows = self.workflows(raw.get("workflows"), path, env.documents, placed)
         env.vaults = sorted(vaults.values(), key=lambda v: (v.created_at, v.id))
         env.documents.sort(key=lambda d: (d.created_at, d.id))
         env.workflows.sort(key=lambda w: (w.created_at, w.id))
@@ -264,6 +305,8 @@ class _SeedBuilder:
         vault_id = raw["vault_id"]
         vault = vaults.get(vault_id) if type(vault_id) is str else None
         if vault is None:
+            if vault_id in self.skipped:
+                raise _RefersToSkipped
             elsewhere = type(vault_id) is str and self.anywhere("vaults", vault_id)
             problem = "belongs to another account or environment" if elsewhere else "no such vault"
             fail(path, "vault_id", f"{problem}: {show(vault_id)}")
@@ -330,28 +373,38 @@ class _SeedBuilder:
             signed_at=signed_at,
         )
 
-    def workflows(self, value: object, path: PathT, documents: list[Document]) -> list[Workflow]:
-        """The environment's workflows; then every in_review document must have had one open."""
+    def workflows(
+        self, value: object, path: PathT, documents: list[Document], placed: list[int]
+    ) -> list[Workflow]:
+        """The environment's workflows; then every in_review document (at its `placed` index
+        in the file) must have had one open."""
         by_id = {doc.id: doc for doc in documents}
         # (status, document id) -> path: a document has one open and one completed at most
         first: dict[tuple[str, str], PathT] = {}
         workflows = []
+        complete = True  # no workflow skipped: the in_review check below can be trusted
         for index, item in enumerate(items(value, path, "workflows")):
             at = (*path, "workflows", index)
-            workflow = self.workflow(item, at, by_id)
-            if workflow.status != "rejected":
-                seen = first.setdefault((workflow.status, workflow.document_id), at)
-                if seen is not at:
-                    problem = (
-                        f"already has a workflow that is {workflow.status} ({render_path(seen)})"
-                    )
-                    fail(at, "document_id", f"document '{workflow.document_id}' {problem}")
+            try:
+                workflow = self.workflow(item, at, by_id)
+                if workflow.status != "rejected":
+                    seen = first.setdefault((workflow.status, workflow.document_id), at)
+                    if seen is not at:
+                        problem = (
+                            f"already has a workflow that is {workflow.status} "
+                            f"({render_path(seen)})"
+                        )
+                        fail(at, "document_id", f"document '{workflow.document_id}' {problem}")
+            except (Invalid, _RefersToSkipped) as error:
+                self.skip(item, error if isinstance(error, Invalid) else None)
+                complete = False
+                continue
             workflows.append(workflow)
-        for index, doc in enumerate(documents):  # file order: the first one is reported
-            if doc.status == "in_review" and ("in_progress", doc.id) not in first:
+        for index, doc in zip(placed, documents, strict=True):
+            if complete and doc.status == "in_review" and ("in_progress", doc.id) not in first:
                 at = (*path, "documents", index)
                 problem = "is in_review, so it needs an in_progress workflow under workflows"
-                raise Invalid(at, problem, at=(*at, "status"))
+                self.problems.append(Invalid(at, problem, at=(*at, "status")))
         return workflows
 
     def workflow(self, value: object, path: PathT, documents: dict[str, Document]) -> Workflow:
@@ -361,6 +414,8 @@ class _SeedBuilder:
         doc_id = raw["document_id"]
         doc = documents.get(doc_id) if type(doc_id) is str else None
         if doc is None:
+            if doc_id in self.skipped:
+                raise _RefersToSkipped
             elsewhere = type(doc_id) is str and self.anywhere("documents", doc_id)
             problem = (
                 "belongs to another account or environment" if elsewhere else "no such document"
@@ -404,6 +459,10 @@ class _SeedBuilder:
                 after, previous = step.decided_at, f"the decided_at of steps[{index}]"
             steps.append(step)
         return steps
+
+
+class _RefersToSkipped(Exception):
+    """A record refers to one skipped as bad: skipped too, its problem already reported."""
 
 
 def _list(value: object) -> list[object]:

@@ -45,7 +45,7 @@ _SPACED_KEY = re.compile(r'" +:')
 
 
 def load_seed(path: Path) -> SeedData:
-    """Read and validate a seed file; SeedError names the file and line of the first problem.
+    """Read and validate a seed file; SeedError names the file and line of every problem.
     A big seed comes from `seed_cache` once it has been validated."""
     text, source = read_source(path, SeedError, "seed"), str(path)
     if not seed_cache.enabled(text):
@@ -71,7 +71,12 @@ def load_seed_text(text: str, source: str) -> SeedData:
         try:
             return build_seed(parsed.value, source)
         except Invalid as exc:
-            raise SeedError(source, parsed.line_of(exc.at), exc.message) from None
+            problems = [
+                SeedError(source, parsed.line_of(problem.at), problem.message)
+                for problem in (exc, *exc.others)
+            ]
+            problems.sort(key=lambda problem: problem.line)  # stable: walk order on a line
+            raise SeedError.every(problems) from None
     finally:
         if gc_was_enabled:
             gc.enable()

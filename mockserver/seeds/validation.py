@@ -37,12 +37,14 @@ _known_emails: dict[str, str] = {}  # valid address -> its interned copy (see em
 
 
 class Invalid(Exception):
-    """One problem in a parsed seed; `message` is rendered, `at` is the node to report."""
+    """One problem in a parsed seed; `message` is rendered, `at` is the node to report.
+    The builder raises the first problem it found with the rest in `others`."""
 
     def __init__(self, path: PathT, message: str, *, at: PathT | None = None) -> None:
         where = render_path(path)
         self.message = f"{where}: {message}" if where else message
         self.at = path if at is None else at
+        self.others: list[Invalid] = []
         super().__init__(self.message)
 
 

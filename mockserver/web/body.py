@@ -1,4 +1,9 @@
-"""Reading a JSON request body safely: size cap, content type, encoding, shape."""
+"""Reading a JSON request body safely: size cap, content type, encoding, shape.
+
+The v1 API refuses a body declared as anything but JSON (400); a missing Content-Type reads as
+JSON. The `/_mock` control plane reads its body as JSON whatever the Content-Type says, so
+`curl -d '{"name": "legal_hold"}'` (sent as application/x-www-form-urlencoded) works as typed.
+"""
 
 from __future__ import annotations
 
@@ -14,13 +19,21 @@ from mockserver.web.headers import pairs
 MAX_BODY = 1024 * 1024
 
 
-async def read_json_object(request: Request, *, max_bytes: int = MAX_BODY) -> dict[str, Any]:
-    """The body as a JSON object; 413 over `max_bytes`, 400 when absent or not a JSON object."""
+async def read_json_object(
+    request: Request, *, max_bytes: int = MAX_BODY, any_content_type: bool = False
+) -> dict[str, Any]:
+    """The body as a JSON object; 413 over `max_bytes`, 400 when absent or not a JSON object,
+    and 400 when declared as another media type unless `any_content_type`."""
     declared, content_type = _length_and_type(pairs(request.scope.get("headers") or []))
     if declared is not None and declared.isdigit() and int(declared) > max_bytes:
         raise PayloadTooLarge(f"Request body exceeds the limit of {max_bytes} bytes.")
     media = content_type.split(";", 1)[0].strip().lower()
-    if media and media != "application/json" and not media.endswith("+json"):
+    if (
+        not any_content_type
+        and media
+        and media != "application/json"
+        and not media.endswith("+json")
+    ):
         raise BadRequest(f"Unsupported Content-Type '{media}'. Send the body as application/json.")
     raw = await _read(request, max_bytes)
     context = context_of(request.scope)  # a keyed request's body was parsed for its fingerprint
@@ -37,6 +50,12 @@ async def read_json_object(request: Request, *, max_bytes: int = MAX_BODY) -> di
     if not isinstance(parsed, dict):
         raise BadRequest("The request body must be a JSON object.")
     return parsed
+
+
+async def read_control_json(request: Request) -> dict[str, Any]:
+    """A `/_mock` body as a JSON object, whatever its Content-Type: curl's `-d` declares JSON
+    as a form, and the control plane takes no forms."""
+    return await read_json_object(request, any_content_type=True)
 
 
 def _length_and_type(headers: list[tuple[bytes, bytes]]) -> tuple[str | None, str]:

@@ -18,7 +18,7 @@ from mockserver.core.clock import parse_ts
 from mockserver.core.errors import AuthenticationError, ValidationError
 from mockserver.domain import validation as v
 from mockserver.engine.control import Control
-from mockserver.web.body import read_json_object
+from mockserver.web.body import read_control_json
 from mockserver.web.context import control_of
 from mockserver.web.render import json_response
 
@@ -58,7 +58,7 @@ async def get_clock(request: Request, control: Control) -> Response:
 
 @admin
 async def advance_clock(request: Request, control: Control) -> Response:
-    body = await read_json_object(request)
+    body = await read_control_json(request)
     seconds = v.required(body, "seconds")
     if isinstance(seconds, bool) or not isinstance(seconds, int | float):
         raise ValidationError("'seconds' must be a number.", param="seconds")
@@ -68,7 +68,7 @@ async def advance_clock(request: Request, control: Control) -> Response:
 
 @admin
 async def set_clock(request: Request, control: Control) -> Response:
-    body = await read_json_object(request)
+    body = await read_control_json(request)
     raw = v.required(body, "at")
     try:
         at = parse_ts(raw) if isinstance(raw, str) else None
@@ -83,7 +83,7 @@ async def set_clock(request: Request, control: Control) -> Response:
 @admin
 async def legal_hold(request: Request, control: Control) -> Response:
     doc_id = request.path_params["doc_id"]
-    body = await read_json_object(request)
+    body = await read_control_json(request)
     on = v.required(body, "on")
     if not isinstance(on, bool):
         raise ValidationError("'on' must be true or false.", param="on")

@@ -24,7 +24,7 @@ from mockserver.domain.models import REGIONS
 from mockserver.engine.control import Control
 from mockserver.engine.journal import Journal
 from mockserver.scenarios.engine import Loaded
-from mockserver.web.body import read_json_object
+from mockserver.web.body import read_control_json
 from mockserver.web.control_api import admin
 from mockserver.web.render import json_response
 
@@ -35,7 +35,7 @@ JOURNAL_PAGE_MAX = 10_000
 @admin
 async def load(request: Request, control: Control) -> Response:
     """Load one scenario; a bad one is 422 with its `file:line: message`, and changes nothing."""
-    body = await read_json_object(request)
+    body = await read_control_json(request)
     name, text = body.get("name"), body.get("yaml")
     if (name is None) == (text is None):
         raise ValidationError("Send exactly one of 'name' or 'yaml'.", param="name")
@@ -99,7 +99,7 @@ async def new_account(request: Request, control: Control) -> Response:
     raw = await request.body()
     body: dict[str, Any] = {}
     if raw.strip():
-        body = await read_json_object(request)
+        body = await read_control_json(request)
     region = v.choice(body.get("region", "us"), "region", REGIONS)
     name = body.get("name")
     if name is not None:

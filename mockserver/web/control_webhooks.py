@@ -16,7 +16,7 @@ from mockserver.core.errors import ValidationError
 from mockserver.domain import validation as v
 from mockserver.domain import views
 from mockserver.engine.control import Control
-from mockserver.web.body import read_json_object
+from mockserver.web.body import read_control_json
 from mockserver.web.control_api import admin
 from mockserver.web.render import json_response
 from mockserver.web.webhooks_api import engine_of
@@ -53,7 +53,7 @@ async def wait(request: Request, control: Control) -> Response:
     engine = engine_of(request)
     timeout = engine.timeout + 5.0
     if await request.body():
-        raw = (await read_json_object(request)).get("timeout")
+        raw = (await read_control_json(request)).get("timeout")
         if raw is not None:
             if isinstance(raw, bool) or not isinstance(raw, int | float):
                 raise ValidationError("'timeout' must be a number of seconds.", param="timeout")

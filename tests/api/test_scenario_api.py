@@ -70,6 +70,20 @@ def test_a_bad_inline_scenario_is_422_with_its_line_and_changes_nothing(
     assert both.get("/_mock/scenarios").json()["data"] == []
 
 
+def test_a_bad_inline_scenario_names_every_problem_one_a_line(api: httpx.Client) -> None:
+    text = (
+        "name: two\nsetup:\n  - revoke_key: {key: sk_test_nobody}\n"
+        "  - add_document: {vault_id: vault_nowhere, title: t}\n"
+    )
+    response = api.post("/_mock/scenarios", json={"yaml": text, "source": "two.yaml"})
+    error = assert_envelope(response, 422, "validation_error")
+    assert error["message"].splitlines() == [
+        "two.yaml:3: setup[0].revoke_key.key: unknown key 'sk_test_nobody'",
+        "two.yaml:4: setup[1].add_document.vault_id: no vault 'vault_nowhere' "
+        "for key sk_test_mock_full",
+    ]
+
+
 def test_syntax_errors_carry_the_inline_source(api: httpx.Client) -> None:
     response = api.post("/_mock/scenarios", json={"yaml": "name: x\nrules: [\n"})
     assert response.json()["error"]["message"].startswith("<inline>:3: invalid YAML")

@@ -35,6 +35,23 @@ def test_validate_reports_file_and_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert "default_region" in err
 
 
+def test_validate_reports_every_bad_record_of_a_seed_one_a_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "two.yaml"
+    path.write_text(
+        "version: 1\naccounts:\n  - id: acct_x\n    name: X\n    default_region: mars\n"
+        "  - id: nope\n    name: Y\n    default_region: us\n"
+    )
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"{path}:5: accounts[0].default_region: unknown default_region 'mars' "
+        "(expected one of: us, eu)",
+        f"{path}:6: accounts[1].id: invalid id 'nope': expected 'acct_' then letters, digits "
+        "or '_'",
+    ]
+
+
 def test_run_with_a_bad_seed_exits_2_before_serving(tmp_path: Path) -> None:
     port = free_port()
     result = subprocess.run(

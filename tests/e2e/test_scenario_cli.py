@@ -10,7 +10,7 @@ import pytest
 
 from mockserver.cli.main import main
 from mockserver.core.config import Settings
-from mockserver.core.resources import default_seed_path
+from mockserver.core.resources import data_dir, default_seed_path
 from mockserver.scenarios.loader import load_scenario_text
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.replay import Runner
@@ -165,3 +165,122 @@ def test_wait_for_deliveries_that_never_come_fails_clearly(
     path = write(tmp_path, "name: w\nsteps:\n  - wait_for_deliveries: {count: 1, within: 120}\n")
     assert main(["replay", str(path)]) == 1
     assert "FAIL   1  wait for 1 deliveries: 0 after 120 s" in capsys.readouterr().out
+
+
+def test_validate_and_replay_take_a_shipped_scenario_by_name(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    shipped = data_dir("scenarios") / "legal_hold.yaml"
+    assert main(["validate", "legal_hold"]) == 0
+    assert capsys.readouterr().out == f"{shipped}: ok (scenario)\n"
+    assert main(["replay", "legal_hold"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "7 passed, 0 failed"
+
+
+def test_a_name_that_is_neither_a_file_nor_shipped_lists_the_shipped_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["replay", "legal_hole"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("legal_hole:1: no such file, and no shipped scenario of that name")
+    assert "legal_hold, rate_limit_burst" in err
+    assert main(["validate", "legal_hole"]) == 2
+    assert capsys.readouterr().err == err
+
+
+def test_validate_applies_the_checks_of_loading_against_the_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(
+        tmp_path,
+        "name: nowhere\nsetup:\n  - legal_hold: {document: doc_mock_draft}\n"
+        "  - add_document: {vault_id: vault_nowhere, title: t}\n",
+    )
+    assert main(["validate", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"{path}:4: setup[1].add_document.vault_id: "
+        "no vault 'vault_nowhere' for key sk_test_mock_full\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "problems"),
+    [
+        (  # the schema's: two unknown fields of one mapping, and a bad value further down
+            "name: two\nrules:\n  - name: r\n    match: {nht: 1, mehtod: GET}\n"
+            "    respond: {status: 999}\n",
+            [
+                "4: rules[0].match.nht: unknown field 'nht' (did you mean 'nth'?)",
+                "4: rules[0].match.mehtod: unknown field 'mehtod' (did you mean 'method'?)",
+                "5: rules[0].respond.status: must be at most 599",
+            ],
+        ),
+        (  # the checks past the schema, in two different items
+            "name: two\nrules:\n  - name: r\n    respond: {status: 302, error: {message: m}}\n"
+            "steps:\n  - request: {method: GET, path: '/v1/documents/${nobody}'}\n",
+            [
+                "4: rules[0].respond.status: an error response needs a status of 400 or more",
+                "6: steps[0].request.path: variable '${nobody}' is not captured by an earlier step",
+            ],
+        ),
+        (  # the checks of loading, against the seed
+            "name: two\nsetup:\n  - revoke_key: {key: sk_test_nobody}\n"
+            "  - add_document: {vault_id: vault_nowhere, title: t}\n",
+            [
+                "3: setup[0].revoke_key.key: unknown key 'sk_test_nobody'",
+                "4: setup[1].add_document.vault_id: no vault 'vault_nowhere' for key "
+                "sk_test_mock_full",
+            ],
+        ),
+    ],
+)
+def test_validate_reports_every_problem_of_a_file_one_a_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, problems: list[str]
+) -> None:
+    path = write(tmp_path, text)
+    good = write(tmp_path, "name: good\n", "good.yaml")
+    assert main(["validate", str(path), str(good)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [f"{path}:{problem}" for problem in problems]
+    assert captured.out == f"{good}: ok (scenario)\n"
+
+
+def test_validate_checks_against_the_seed_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed = write(
+        tmp_path,
+        default_seed_path().read_text().replace("vault_mock_eu", "vault_team_eu"),
+        "t.yaml",
+    )
+    scenario = write(
+        tmp_path, "name: team\nsetup:\n  - add_document: {vault_id: vault_team_eu, title: t}\n"
+    )
+    assert main(["validate", str(scenario)]) == 2
+    assert "no vault 'vault_team_eu'" in capsys.readouterr().err
+    assert main(["validate", "--seed", str(seed), str(scenario)]) == 0
+    assert capsys.readouterr().out == f"{scenario}: ok (scenario)\n"
+    old = write(
+        tmp_path,
+        "name: old\nsetup:\n  - legal_hold: {document: doc_mock_draft}\n"
+        "  - add_document: {vault_id: vault_mock_eu, title: t}\n",
+        "old.yaml",
+    )
+    assert main(["validate", str(old)]) == 0
+    assert main(["validate", "--seed", str(seed), str(old)]) == 2
+    assert capsys.readouterr().err == (
+        f"{old}:4: setup[1].add_document.vault_id: no vault 'vault_mock_eu' for key "
+        "sk_test_mock_full\n"
+    )
+
+
+def test_validate_with_a_bad_seed_reports_the_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed = write(tmp_path, "version: 1\naccounts: 7\n", "seed.yaml")
+    assert main(["validate", "--seed", str(seed), "legal_hold"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"{seed}:2: ")
+    assert captured.out == ""

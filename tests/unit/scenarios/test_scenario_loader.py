@@ -194,3 +194,31 @@ def test_unquoted_timestamps_are_read_as_text() -> None:
 def test_seeds_and_scenarios_are_told_apart_by_content() -> None:
     assert looks_like_seed("version: 1\naccounts:\n  - id: a\n")
     assert not looks_like_seed(GOOD)
+
+
+def test_every_problem_past_the_schema_is_reported_in_the_files_order() -> None:
+    error = error_of(
+        """\
+        name: many
+        steps:
+          - advance: 5
+            expect: {status: 200}
+        deprecations:
+          - path: /v1/vaults
+            deprecation: 2026-01-01T00:00:00Z
+            sunset: 2025-01-01T00:00:00Z
+        timeline:
+          - after: 60
+            do:
+              - disable: nothing
+              - enable: nobody
+        """
+    )
+    assert [(p.line, p.message.split(":")[0]) for p in error.problems] == [
+        (4, "steps[0].expect"),
+        (8, "deprecations[0].sunset"),
+        (12, "timeline[0].do[0].disable"),
+        (13, "timeline[0].do[1].enable"),
+    ]
+    assert (error.line, error.message) == (error.problems[0].line, error.problems[0].message)
+    assert str(error).splitlines() == [f"bad.yaml:{p.line}: {p.message}" for p in error.problems]

@@ -542,6 +542,28 @@ DOCUMENT_FIELDS = [
 ]
 
 
+def test_every_bad_record_is_reported_and_what_refers_to_it_is_not(tmp_path: Path) -> None:
+    text = mutate("      - key: sk_test_alice", "      - key: pk_alice")
+    text = text.replace("redirect_uris: [http://127.0.0.1:9/cb]", "redirect_uris: []", 1)
+    text = text.replace("            region: us", "            region: mars", 1)
+    err = error_of(tmp_path, text)
+    # the vault's documents, and the workflows on them, are skipped without a word
+    assert [(p.line, p.message) for p in err.problems] == [
+        (
+            11,
+            "accounts[0].keys[0].key: invalid key 'pk_alice': must start with 'sk_test_' or "
+            "'sk_live_'",
+        ),
+        (17, "accounts[0].oauth_clients[0].redirect_uris: must list at least one redirect URI"),
+        (
+            23,
+            "accounts[0].environments.sandbox.vaults[0].region: unknown region 'mars' "
+            "(expected one of: us, eu)",
+        ),
+    ]
+    assert (err.line, err.message) == (11, err.problems[0].message)
+
+
 def assert_error(tmp_path: Path, text: str, line: int, message: str) -> None:
     err = error_of(tmp_path, text)
     assert str(err).startswith(f"{tmp_path / 'seed.yaml'}:{line}: "), str(err)
