@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from .test_auth import assert_envelope
+from tests.support.api import assert_envelope
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}  # what `curl -d` sends
 
