@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8080
 SOURCES := mockserver tests $(wildcard benchmarks)
 
-.PHONY: run test lint fmt native bench bench-soak wrk clean browser screenshots
+.PHONY: run test lint fmt bench bench-soak wrk clean browser screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,12 +16,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-# The request path compiled with mypyc (mockserver/native.py): about 40 s when a compiled
-# module's source changed, nothing otherwise. `MOCKSERVER_PURE=1` runs it all as Python.
-native: $(STAMP)
-	$(BIN)/python -m mockserver.native_build build
-
-run: native
+run: $(STAMP)
 	$(BIN)/mockserver run --host $(HOST) --port $(PORT)
 
 lint: $(STAMP)
@@ -29,7 +24,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check $(SOURCES)
 	$(BIN)/mypy
 
-test: lint browser native
+test: lint browser
 	$(BIN)/pytest -q
 
 # Debian's chromium for the inspector's browser tests (Playwright drives it; it never downloads
@@ -45,10 +40,10 @@ fmt: $(STAMP)
 # Benchmarks: our server side by side with a bare Starlette app, wrk as the load generator
 # (installed from Debian's package when missing). `bench` takes about 10 minutes;
 # `bench-soak` is the 5-minute POST soak alone, on each server (about 11 minutes).
-bench: native wrk
+bench: $(STAMP) wrk
 	$(BIN)/python -m benchmarks
 
-bench-soak: native wrk
+bench-soak: $(STAMP) wrk
 	$(BIN)/python -m benchmarks --only soak --soak 300 --out benchmarks/soak.json
 
 wrk:
@@ -61,5 +56,4 @@ screenshots: $(STAMP) browser
 	INSPECTOR_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/test_inspector_browser.py
 
 clean:
-	-$(BIN)/python -m mockserver.native_build clean
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

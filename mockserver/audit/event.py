@@ -2,7 +2,7 @@
 
 Every API write makes one. As a frozen dataclass its `__init__` is generated Python that sets
 each field through `object.__setattr__`: 1.7 us an event, the largest single cost of a create
-after the hashing. Compiled with mypyc (`mockserver.native`) this class is built in C in 0.05 us,
+after the hashing. Compiled with mypyc (the compiled wheel) this class is built in C in 0.05 us,
 and its `Final` fields are read-only at run time; as Python they are read-only to mypy.
 """
 
