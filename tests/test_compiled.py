@@ -180,3 +180,18 @@ def test_mockserver_run_says_which_build_it_runs(expect_compiled: bool) -> None:
         else "mockserver request path: pure Python (this install has no compiled wheel; see "
         "docs/development/compiled-build.md in the mockserver sources to build one)"
     ]
+
+
+def test_the_compiled_build_page_shows_what_runs() -> None:
+    """docs/development/compiled-build.md quotes the banner and the build command as they are."""
+    cli = importlib.import_module("mockserver.cli.main")  # the package exports main() itself
+    page = (ROOT / "docs" / "development" / "compiled-build.md").read_text(encoding="utf-8")
+    banner = page.split("```text\n", 1)[1].split("```", 1)[0].splitlines()
+    assert banner == [
+        f"mockserver request path: {cli._COMPILED}",
+        f"mockserver request path: {cli._PURE}",
+    ]
+    command = "HATCH_BUILD_HOOKS_ENABLE=1 python -m build\n"
+    assert command in page
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert f"\t{command.replace('python', '$(BIN)/python')}" in makefile
