@@ -1,37 +1,118 @@
-# What a contributor types. Every target creates .venv and installs on first use, so a clean
-# clone needs nothing but `make run` or `make test`.
+# What a contributor types. Every target creates its venv and installs on first use, so a clean
+# clone needs nothing but `make run` or `make test`. docs/development/compiled-build.md says how
+# the compiled wheel is built and how `run` and `test` use it.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8080
 SOURCES := mockserver tests $(wildcard benchmarks)
 
-.PHONY: run test lint fmt native bench bench-soak wrk clean browser screenshots
+# .venv holds one mockserver at a time: the editable sources with the test extra (lint, test,
+# fmt) or the built wheel with its runtime dependencies only (run). Each install removes the
+# other's stamp, so the next target that needs the other one installs it again.
+TOOLS := $(VENV)/.tools
+DEV   := $(VENV)/.dev
+SERVE := $(VENV)/.serve
+# The compiled wheel with the test extra: the suite's second run and the benchmarks.
+CVENV  := .venv-compiled
+CBIN   := $(CVENV)/bin
+CSTAMP := $(CVENV)/.installed
+# Where the suite runs on the compiled wheel: a copy of the checkout without mockserver/, so
+# that no entry of sys.path (pytest puts the rootdir first) finds the sources before the
+# installed package.
+COPY := build/compiled-run
+COPIED := tests benchmarks seeds scenarios pyproject.toml README.md Makefile $(wildcard docs)
+# What the wheel is made of: a change to any of these builds it again. $(WHEEL) names the
+# wheel built last.
+PACKAGE := pyproject.toml README.md \
+	$(shell find mockserver seeds scenarios -type f ! -path '*/__pycache__/*' ! -name '*.so')
+WHEEL := dist/.wheel
 
-$(STAMP): pyproject.toml
+.PHONY: run wheel test lint fmt bench bench-soak wrk clean browser screenshots compiled-copy
+
+$(TOOLS):
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --upgrade pip build
+	touch $@
+
+$(DEV): pyproject.toml | $(TOOLS)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	rm -f $(SERVE)
+	touch $@
 
-# The request path compiled with mypyc (mockserver/native.py): about 40 s when a compiled
-# module's source changed, nothing otherwise. `MOCKSERVER_PURE=1` runs it all as Python.
-native: $(STAMP)
-	$(BIN)/python -m mockserver.native_build build
+# The compiled wheel (and its sdist) in dist/, built by the documented command: about 90 s,
+# and only when a file of the package changed.
+wheel: $(WHEEL)
 
-run: native
+$(WHEEL): $(PACKAGE) | $(TOOLS)
+	rm -f dist/mockserver-*
+	HATCH_BUILD_HOOKS_ENABLE=1 $(BIN)/python -m build
+	ls dist/mockserver-*.whl > $@
+
+# Whether the C compiler the build would use (CC, else the one Python was built with) compiles
+# against Python's headers; prints that compiler.
+define CC_PROBE
+import os, shlex, subprocess, sys, sysconfig, tempfile
+cc = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
+print(shlex.join(cc))
+with tempfile.TemporaryDirectory() as folder:
+    source = os.path.join(folder, "probe.c")
+    with open(source, "w") as out:
+        out.write("#include <Python.h>\nint main(void) { return 0; }\n")
+    include = sysconfig.get_paths()["include"]
+    command = [*cc, "-I", include, "-c", source, "-o", os.path.join(folder, "probe.o")]
+    try:
+        works = subprocess.run(command, capture_output=True).returncode == 0
+    except OSError:
+        works = False
+sys.exit(0 if works else 1)
+endef
+export CC_PROBE
+
+# `run`'s install: the compiled wheel with its runtime dependencies only. With no working C
+# compiler, the same package as Python, and one line that says so (no stamp then: the next
+# `make run` looks for a compiler again).
+$(SERVE): $(PACKAGE) | $(TOOLS)
+	@rm -f $(DEV)
+	@if compiler=$$($(BIN)/python -c "$$CC_PROBE"); then \
+		$(MAKE) --no-print-directory wheel && \
+		$(BIN)/python -m pip uninstall --quiet --quiet --yes mockserver && \
+		$(BIN)/python -m pip install --quiet "$$(cat $(WHEEL))" && \
+		touch $@; \
+	else \
+		echo "make run: no working C compiler ($$compiler does not build against Python's headers): installing mockserver as pure Python, the same API without the compiled request path (docs/development/compiled-build.md)"; \
+		$(BIN)/python -m pip uninstall --quiet --quiet --yes mockserver && \
+		$(BIN)/python -m pip install --quiet .; \
+	fi
+
+run: $(SERVE)
 	$(BIN)/mockserver run --host $(HOST) --port $(PORT)
 
-lint: $(STAMP)
+lint: $(DEV)
 	$(BIN)/ruff check $(SOURCES)
 	$(BIN)/ruff format --check $(SOURCES)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint browser native
-	$(BIN)/pytest -q
+$(CSTAMP): $(WHEEL)
+	test -d $(CVENV) || $(PYTHON) -m venv $(CVENV)
+	$(CBIN)/python -m pip install --quiet --upgrade pip
+	$(CBIN)/python -m pip uninstall --quiet --quiet --yes mockserver
+	$(CBIN)/python -m pip install --quiet "$$(cat $(WHEEL))[test]"
+	touch $@
+
+compiled-copy:
+	rm -rf $(COPY)
+	mkdir -p $(COPY)
+	cp -R $(COPIED) $(COPY)/
+
+# The suite on the sources (editable, all Python), then again on the compiled wheel installed
+# in $(CVENV), with the tests marked pure_only skipped there.
+test: lint browser $(CSTAMP)
+	$(BIN)/pytest -q -n 2
+	$(MAKE) --no-print-directory compiled-copy
+	cd $(COPY) && $(CURDIR)/$(CBIN)/pytest -q -n 2 -p no:cacheprovider --compiled
 
 # Debian's chromium for the inspector's browser tests (Playwright drives it; it never downloads
 # a browser of its own). Without root or a registry the tests skip and say why.
@@ -39,18 +120,20 @@ browser:
 	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium) \
 		|| echo "chromium could not be installed: the inspector's browser tests will skip"
 
-fmt: $(STAMP)
+fmt: $(DEV)
 	$(BIN)/ruff format $(SOURCES)
 	$(BIN)/ruff check --fix $(SOURCES)
 
 # Benchmarks: our server side by side with a bare Starlette app, wrk as the load generator
-# (installed from Debian's package when missing). `bench` takes about 10 minutes;
-# `bench-soak` is the 5-minute POST soak alone, on each server (about 11 minutes).
-bench: native wrk
-	$(BIN)/python -m benchmarks
+# (installed from Debian's package when missing), on the compiled wheel, from the same copy as
+# the suite's compiled run. `bench` takes about 10 minutes; `bench-soak` is the 5-minute POST
+# soak alone, on each server (about 11 minutes).
+bench: $(CSTAMP) wrk compiled-copy
+	cd $(COPY) && $(CURDIR)/$(CBIN)/python -m benchmarks --out $(CURDIR)/benchmarks/latest.json
 
-bench-soak: native wrk
-	$(BIN)/python -m benchmarks --only soak --soak 300 --out benchmarks/soak.json
+bench-soak: $(CSTAMP) wrk compiled-copy
+	cd $(COPY) && $(CURDIR)/$(CBIN)/python -m benchmarks --only soak --soak 300 \
+		--out $(CURDIR)/benchmarks/soak.json
 
 wrk:
 	@command -v wrk >/dev/null || { \
@@ -58,9 +141,12 @@ wrk:
 		$$SUDO apt-get update && $$SUDO apt-get install -y wrk; }
 
 # The README's inspector screenshots, taken by the browser tests at 1280x800.
-screenshots: $(STAMP) browser
+screenshots: $(DEV) browser
 	INSPECTOR_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/e2e/test_inspector_browser.py
 
+# Extension modules beside the sources are left by a compiled build made in place (see
+# docs/development/compiled-build.md); they would shadow the sources.
 clean:
-	-$(BIN)/python -m mockserver.native_build clean
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(CVENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	find mockserver -name '*.so' -delete
+	rm -f ./*__mypyc.*.so

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from mockserver import native
+from mockserver.core.compiled import request_path_compiled
 
 from .servers import repo_root
 
@@ -219,8 +219,8 @@ def machine() -> dict[str, str]:
         "python": platform.python_version(),
         "wrk": (wrk.stdout or wrk.stderr).split("\n", 1)[0].split(" Copyright")[0],
         "commit": commit.stdout.strip(),
-        # the servers started from here load the same build under the same environment
-        "request path": native.status(),
+        # the servers started from here run the same install of mockserver as this process
+        "request path": "compiled" if request_path_compiled() else "pure",
     }
 
 

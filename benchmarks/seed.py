@@ -15,6 +15,8 @@ import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
+from mockserver.seeds import generate
+
 from .servers import repo_root
 
 GENERATE_TIMEOUT = 900.0
@@ -27,7 +29,8 @@ def cache_dir() -> Path:
 
 
 def _fingerprint(documents: int) -> str:
-    source = (repo_root() / "mockserver" / "seedgen.py").read_bytes()
+    # the generator as installed (make bench runs the installed wheel, not the checkout)
+    source = Path(generate.__file__).read_bytes()
     made_by = f"{documents}:{version('faker')}:".encode() + source
     return hashlib.sha256(made_by).hexdigest()[:12]
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mockserver import native
+from mockserver.core.compiled import request_path_compiled
 from mockserver.core.config import DEFAULT_RANDOM_SEED, DEFAULT_START_TIME, Settings
 from mockserver.core.errors import LoadError
 
@@ -298,15 +298,15 @@ def _print_banner(args: argparse.Namespace, tls: TlsFiles | None) -> None:
         f"us.localhost and eu.localhost); "
         f"try: {curl} -H 'Authorization: Bearer sk_test_mock_full' {base}/v1/whoami",
     )
-    print(f"mockserver request path: {_NATIVE_STATES[native.running()]}", flush=True)
+    path = _COMPILED if request_path_compiled() else _PURE
+    print(f"mockserver request path: {path}", flush=True)
 
 
-_NATIVE_STATES = {
-    "compiled": "compiled (mypyc)",
-    "pure": "Python (no compiled build: `make native` makes one)",
-    "stale": "Python (the compiled build is older than its sources: `make native`)",
-    "forced pure": "Python (MOCKSERVER_PURE=1)",
-}
+_COMPILED = "compiled (mypyc)"
+_PURE = (
+    "pure Python (this install has no compiled wheel; see docs/development/compiled-build.md "
+    "in the mockserver sources to build one)"
+)
 
 
 def _validate(files: Sequence[Path], seed: Path | None) -> int:

@@ -76,6 +76,15 @@ def _without_wall_time(body: bytes) -> bytes:
     return body
 
 
+def _without_install_path(body: bytes) -> bytes:
+    """A loaded scenario's `source` is the absolute path of its file, which depends on where
+    the shipped scenarios are (a checkout, or an installed wheel): that folder is written as
+    `<scenarios>`, so that any checkout and any install replay the same recording."""
+    from mockserver.core.resources import data_dir
+
+    return body.replace(str(data_dir("scenarios")).encode(), b"<scenarios>")
+
+
 class Player:
     """Chooses the next request from what the stream has seen so far."""
 
@@ -145,8 +154,10 @@ class Player:
             response = self.client.request(method, target, headers=sent)
         content = response.content  # decoded (gzip undone) by the client
         headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in response.headers.raw]
-        shown = _without_wall_time(content) if target.startswith("/_mock") else content
-        if shown != content:  # its length moved with the durations
+        shown = content
+        if target.startswith("/_mock"):
+            shown = _without_install_path(_without_wall_time(content))
+        if shown != content:  # its length moved with the durations or the path
             headers = [[k, "*" if k == "content-length" else v] for k, v in headers]
         record = {
             "method": method,
