@@ -6,14 +6,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8080
-SOURCES := mockserver tests $(wildcard benchmarks)
+SOURCES := mockserver tests $(wildcard benchmarks) $(wildcard docs/*.py)
 
-.PHONY: run test lint fmt native bench bench-soak wrk clean browser screenshots
+.PHONY: run test lint fmt native bench bench-soak wrk clean browser screenshots docs docs-serve
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $(STAMP)
 
 # The request path compiled with mypyc (mockserver/native.py): about 40 s when a compiled
@@ -32,6 +32,16 @@ lint: $(STAMP)
 
 test: lint browser native
 	$(BIN)/pytest -q
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# The documentation site (MkDocs, Material theme): built offline into site/, or served with live
+# reload while editing. `python -m docs.gen` rewrites its generated pages (CLI, scenario fields,
+# benchmark table); the suite fails while they are stale.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 # Debian's chromium for the inspector's browser tests (Playwright drives it; it never downloads
 # a browser of its own). Without root or a registry the tests skip and say why.
@@ -57,10 +67,10 @@ wrk:
 		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$SUDO apt-get update && $$SUDO apt-get install -y wrk; }
 
-# The README's inspector screenshots, taken by the browser tests at 1280x800.
+# The inspector screenshots of the README and the docs, taken by the browser tests at 1280x800.
 screenshots: $(STAMP) browser
 	INSPECTOR_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/test_inspector_browser.py
 
 clean:
 	-$(BIN)/python -m mockserver.native_build clean
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist site *.egg-info .pytest_cache .mypy_cache .ruff_cache
