@@ -1,8 +1,8 @@
 """The request path compiled to C with mypyc, for `make run`, `make test` and `make bench`.
 
 Every request runs through the same few dozen small functions, and as Python the calls
-between them cost more than their work: compiled, a POST takes about half the CPU in-process
-and a GET about three quarters (README, "Compiled request path"). The modules of `MODULES`
+between them cost more than their work, so compiling them cuts the CPU of every request
+(docs/performance). The modules of `MODULES`
 are built beside their sources (`*.so`, and one shared library `_native__mypyc`);
 `_native.json` records the SHA-256 of each source they were built from. A plain `pip install`
 builds nothing and runs the same modules as Python, and so does any process with

@@ -22,7 +22,8 @@ TOKEN_LIFETIME = 3600  # default `expires_in` of OAuth access tokens, in seconds
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Field limits the spec leaves open (DESIGN.md section 7); seeds may override them."""
+    """Field limits the API leaves open (docs/reference/errors-and-limits.md); seeds may
+    override them."""
 
     title_max: int = 500
     name_max: int = 200
@@ -153,8 +154,8 @@ class Workflow:
     seq: int = 0
 
 
-# Copies written out field by field: three times faster than dataclasses.replace, which matters
-# when a seed of 100k documents is copied. tests/test_seeding_copies.py fails if a model gains
+# Copies written out field by field: much faster than dataclasses.replace, which matters when
+# a large seed is copied. tests/test_seeding_copies.py fails if a model gains
 # a field these do not carry over. Rendered JSON caches are not carried: a copy renders anew.
 
 
