@@ -49,3 +49,22 @@ def test_links_stay_inside_the_repository(page: Path) -> None:
         if path:
             assert (page.parent / path).resolve().exists(), f"{page.name}: no {path}"
     assert "../shared" not in text
+
+
+def test_the_endpoint_table_lists_every_route() -> None:
+    """docs/reference/endpoints.md names every API and control-plane route the app serves,
+    and every write there comes with its body (the inspector's pages are listed as one row)."""
+    from mockserver.core.config import Settings
+    from mockserver.web.app import create_app
+
+    table = (ROOT / "docs" / "reference" / "endpoints.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip().strip("`") for line in table.splitlines() if "| `" in line}
+    missing = []
+    for route in create_app(Settings()).routes:
+        path = getattr(route, "path", "")
+        if path.startswith("/_mock/ui"):
+            continue
+        for method in sorted(set(getattr(route, "methods", None) or ()) - {"HEAD"}):
+            if f"{method} {path}" not in rows:
+                missing.append(f"{method} {path}")
+    assert not missing, f"add to docs/reference/endpoints.md: {missing}"
