@@ -231,6 +231,8 @@ class Page:
             try:
                 status = process.wait(timeout=BLOCK_TIMEOUT)
             except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
                 status = None
         output = out.read_text(errors="replace")
         if status != 0:
