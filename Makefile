@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8080
-SOURCES := mockserver tests $(wildcard benchmarks)
+SOURCES := mockserver tests $(wildcard benchmarks) $(wildcard docs/*.py)
 
 # .venv holds one mockserver at a time: the editable sources with the test extra (lint, test,
 # fmt) or the built wheel with its runtime dependencies only (run). Each install removes the
@@ -29,7 +29,8 @@ PACKAGE := pyproject.toml README.md \
 	$(shell find mockserver seeds scenarios -type f ! -path '*/__pycache__/*' ! -name '*.so')
 WHEEL := dist/.wheel
 
-.PHONY: run wheel test lint fmt bench bench-soak wrk clean browser screenshots compiled-copy
+.PHONY: run wheel test lint fmt bench bench-soak wrk clean browser screenshots compiled-copy \
+	docs docs-serve
 
 $(TOOLS):
 	$(PYTHON) -m venv $(VENV)
@@ -37,7 +38,7 @@ $(TOOLS):
 	touch $@
 
 $(DEV): pyproject.toml | $(TOOLS)
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	rm -f $(SERVE)
 	touch $@
 
@@ -113,6 +114,16 @@ test: lint browser $(CSTAMP)
 	$(BIN)/pytest -q -n 2
 	$(MAKE) --no-print-directory compiled-copy
 	cd $(COPY) && $(CURDIR)/$(CBIN)/pytest -q -n 2 -p no:cacheprovider --compiled
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# The documentation site (MkDocs, Material theme): built offline into site/, or served with live
+# reload while editing. `python -m docs.gen` rewrites its generated pages (CLI, scenario fields,
+# benchmark table); the suite fails while they are stale.
+docs: $(DEV)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: $(DEV)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 # Debian's chromium for the inspector's browser tests (Playwright drives it; it never downloads
 # a browser of its own). Without root or a registry the tests skip and say why.

@@ -21,7 +21,7 @@ from mockserver.core.clock import format_ts
 
 GENESIS = "0" * 64
 ID_WIDTH = 28  # "evt_" and 24 characters
-RENDERED_KEPT = 2048  # about 2 MiB of bytes a chain
+RENDERED_KEPT = 2048  # recent renderings kept per chain: bounded memory, repeat reads cheap
 
 
 def canonical(value: Any) -> bytes:

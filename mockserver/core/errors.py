@@ -1,7 +1,7 @@
 """Every error the mock raises, and how each maps to a status or an exit code.
 
     Exception
-     +-- ApiError                     status, type: one error envelope of api-v1.md section 7
+     +-- ApiError                     status, type: one error envelope (docs/reference)
      |    +-- BadRequest              400 bad_request
      |    |    +-- PayloadTooLarge    413 bad_request
      |    +-- AuthenticationError     401 authentication_error

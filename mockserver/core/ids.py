@@ -20,8 +20,8 @@ class IdFactory:
     Every value is exactly what `random.Random` calls would give (`choices` for ids,
     `randbytes` for secrets), in the same order, so streams stay as they were. They are cut
     from a buffer of the stream's 32-bit words drawn a block at a time, with the alphabet
-    index of every word pair worked out for the whole block at once (`_indices`): half the
-    CPU of `choices(k=24)` per id (1.0 against 2.0 us), and every request makes at least one.
+    index of every word pair worked out for the whole block at once (`_indices`), which is
+    cheaper than `choices(k=24)` per id; every request makes at least one.
     """
 
     __slots__ = ("_bits", "_count", "_even", "_odd", "_pos", "_rendered", "_rng")
@@ -49,7 +49,7 @@ class IdFactory:
         left = self._count - self._pos  # words not used yet come first
         fresh = self._rng.getrandbits(32 * block)
         # Kept as an int: ids need no bytes of the words (`_indices` masks to whole pairs),
-        # so a stream that only makes ids never renders them (4 KiB a block).
+        # so a stream that only makes ids never renders them.
         bits = (self._bits >> (32 * self._pos)) | (fresh << (32 * left))
         self._bits, self._count, self._pos, self._rendered = bits, left + block, 0, None
         self._even = _indices(bits, (left + block) >> 1)

@@ -3,10 +3,9 @@
 Building a large seed's audit history makes and frees gigabytes of scratch objects. Python
 returns its own small-object arenas once they are empty, but memory freed to glibc's malloc
 (every object of more than 512 bytes, the parsed data's big strings and lists) stays with the
-process while anything still lives above it in the heap: 85 MiB of the 100k seed's resident
-memory, after its history was synthesized, was such free memory. `malloc_trim(0)` hands the
-free pages back wherever they are in the heap. It costs a walk of the heap (tens of
-milliseconds on a big one), so it runs after builds, not on requests.
+process while anything still lives above it in the heap. `malloc_trim(0)` hands the free
+pages back wherever they are in the heap. It costs a walk of the heap, so it runs after
+builds, not on requests.
 """
 
 from __future__ import annotations

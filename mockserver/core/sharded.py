@@ -1,10 +1,10 @@
 """A dict split into shards, for the indexes with an entry per stored object.
 
-CPython grows a dict by moving every entry into a table twice the size, in one go: with a
-million documents stored that is 100-200 ms inside one request, the worst p99 of the 5-minute
-POST soak. Split by the key's hash into `SHARDS` dicts, a resize moves at most about 1/SHARDS
-of the entries. It offers what those indexes use (lookups, stores, membership, size, a copy)
-and no iteration, so nothing can come to depend on an order.
+CPython grows a dict by moving every entry into a table twice the size, in one go: with
+millions of documents stored, that stalls the one request that triggers it. Split by the
+key's hash into `SHARDS` dicts, a resize moves at most about 1/SHARDS of the entries. It
+offers what those indexes use (lookups, stores, membership, size, a copy) and no iteration,
+so nothing can come to depend on an order.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Idempotency keys (api-v1.md section 4.1, DESIGN.md section 9).
+"""Idempotency keys (docs/reference/api.md, Idempotency).
 
 A POST with an `Idempotency-Key` runs at most once per (account, environment, key). The first
 request `begin`s a record, in flight until its response is known; the response is then kept
@@ -11,9 +11,9 @@ answered. 5xx and every refusal before or instead of execution (400, 401, 403, 4
 are dropped, so a retry runs again. Kept results expire `RETENTION` seconds of mock time after
 they were stored; expired records are dropped from a FIFO in completion order as later requests
 arrive, at most `EXPIRE_BATCH` per lookup, so a clock moved a day on spreads the freeing of a
-day's records over the requests that follow instead of stalling one of them (80-130 ms for
-40k records). A lookup checks expiry itself, so a clock set backwards never serves a result
-older than the retention, and a record not yet dropped is never served.
+day's records over the requests that follow instead of stalling one of them. A lookup checks
+expiry itself, so a clock set backwards never serves a result older than the retention, and a
+record not yet dropped is never served.
 
 A kept record is one object with atomic fields under a `str` key: the collector has one object
 to walk per record, and dropping it frees one.

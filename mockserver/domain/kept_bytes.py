@@ -1,11 +1,11 @@
 """Bytes that outlive the request that made them, trimmed to their size.
 
-orjson (3.12 and later) returns bytes objects whose allocation is about 4 KiB whatever the
-content (a 228-byte `POST /v1/documents` answer sits in a 4,097-byte block). That is free for
-an answer sent and dropped, and costly for bytes the mock keeps: the response an idempotency
-key replays, a document's cached rendering, a journal entry, a webhook envelope. 100k kept
-answers held 400 MiB. `kept` copies bytes into an object of exactly their length; every place
-that stores bytes orjson made (or bytes that may be them) passes them through it.
+orjson (3.12 and later) returns bytes objects whose allocation is a block of a fixed size,
+much larger than a typical answer, whatever the content. That is free for an answer sent and
+dropped, and costly for bytes the mock keeps: the response an idempotency key replays, a
+document's cached rendering, a journal entry, a webhook envelope. `kept` copies bytes into an
+object of exactly their length; every place that stores bytes orjson made (or bytes that may
+be them) passes them through it.
 """
 
 from __future__ import annotations

@@ -22,7 +22,8 @@ TOKEN_LIFETIME = 3600  # default `expires_in` of OAuth access tokens, in seconds
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Field limits the spec leaves open (DESIGN.md section 7); seeds may override them."""
+    """Field limits the API leaves open (docs/reference/errors-and-limits.md); seeds may
+    override them."""
 
     title_max: int = 500
     name_max: int = 200

@@ -30,7 +30,7 @@ CODE_PREFIX = "oac_"
 TOKEN_PREFIX = "oat_"
 CODE_LIFETIME = 600  # seconds; RFC 6749 section 4.1.2 recommends at most ten minutes
 TOKEN_ENVIRONMENT = "sandbox"  # where tokens reach: the sandbox approves at once
-RATE_LIMIT, BURST = 120, 200  # the sandbox plan (api-v1.md section 8)
+RATE_LIMIT, BURST = 120, 200  # the sandbox plan (docs/reference/errors-and-limits.md)
 GRACE = 86_400  # expired codes and tokens are forgotten a day later, to bound memory
 # RFC 7636 section 4.1: 43..128 unreserved characters (for verifiers and S256 challenges)
 PKCE_VALUE = re.compile(r"[A-Za-z0-9._~-]{43,128}\Z")

@@ -202,7 +202,7 @@ def s256(verifier: str) -> str:
 
 
 def token_response(token: AccessToken) -> dict[str, str | int]:
-    """The body of a successful token response (api-v1.md section 4.2)."""
+    """The body of a successful token response (docs/reference/endpoints.md)."""
     return {
         "access_token": token.token,
         "token_type": "Bearer",

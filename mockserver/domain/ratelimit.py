@@ -1,4 +1,4 @@
-"""Sliding-window rate limits on the mock clock (DESIGN.md section 8).
+"""Sliding-window rate limits on the mock clock (docs/reference/api.md, Rate limits).
 
 Each identity (an API key or OAuth token, or a client address for requests without a valid
 credential) has a window: the times of its admitted requests in the last 60 s, oldest first,

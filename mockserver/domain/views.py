@@ -126,7 +126,7 @@ def document_page_json(docs: Sequence[Document], has_more: bool, next_cursor: st
 
 
 def signature_completed(doc: Document, signer: str) -> dict[str, Any]:
-    """Data of `signature.completed`: exactly the four fields of api-v1.md section 6."""
+    """Data of `signature.completed`: exactly the four fields of docs/reference/api.md, Webhooks."""
     return {"document_id": doc.id, "signer": signer, "ip_verified": True, "vault_id": doc.vault_id}
 
 

@@ -44,7 +44,7 @@ def nullable(schema: Schema) -> Schema:
 
 
 def obj(properties: dict[str, Schema], required: list[str] | None = None, **extra: Any) -> Schema:
-    """An object; unknown properties stay allowed (clients ignore unknown fields, api-v1 9.2)."""
+    """An object; unknown properties stay allowed (the API may add fields within v1)."""
     schema: Schema = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required

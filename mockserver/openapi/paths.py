@@ -1,10 +1,11 @@
-"""The credentialed operations under `/v1`: the spec's endpoint table (api-v1 section 4.2)
-and the export polling DESIGN.md adds; `keyless.py` has the rest. `paths()` assembles both.
+"""The credentialed operations under `/v1`: the API's endpoints and the export polling and
+download the mock adds (docs/reference/endpoints.md); `keyless.py` has the rest. `paths()`
+assembles both.
 
 Paths are relative to the servers (`/v1`, `/us/v1`, `/eu/v1`). Path parameters carry the
-names the routes use. Each operation names the scope it needs (DESIGN section 3) in its
-security requirement, for API keys and OAuth tokens alike, and a JSON body makes it accept
-an `Idempotency-Key` (DESIGN section 9).
+names the routes use. Each operation names the scope it needs (docs/getting-started, The
+keys) in its security requirement, for API keys and OAuth tokens alike, and a JSON body makes
+it accept an `Idempotency-Key` (docs/reference/api.md, Idempotency).
 """
 
 from __future__ import annotations

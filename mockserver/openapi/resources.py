@@ -1,8 +1,8 @@
 """Response schemas: every resource as the mock shows it (`domain/views.py`), and the lists.
 
 Fields the views always write are required, with their types, enums and nullability, so a
-response-schema check means something; unknown fields stay allowed, since api-v1 section 9.2
-lets the service add fields and tells clients to ignore them. Enums come from the models.
+response-schema check means something; unknown fields stay allowed, since the API
+may add fields within v1 and tells clients to ignore them. Enums come from the models.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""Responses: the error envelope of api-v1 section 7, the headers every response carries, and
-the response sets operations are built from.
+"""Responses: the error envelope (docs/reference/errors-and-limits.md), the headers every
+response carries, and the response sets operations are built from.
 
 Error schemas are made from the `ApiError` classes themselves (status and type are class
 variables there), one schema per `type` with that type as a constant, so a 404 that says
 `conflict` fails the schema. Every response carries `X-Request-Id`; every response of an
-operation that takes a credential carries the rate-limit headers (api-v1 section 8.2, DESIGN
-section 8), and a 429 also `Retry-After`. Operations without a credential (OAuth, the
+operation that takes a credential carries the rate-limit headers (docs/reference/api.md, Rate
+limits), and a 429 also `Retry-After`. Operations without a credential (OAuth, the
 document itself, pre-signed downloads) list only what they send.
 """
 

@@ -1,5 +1,5 @@
-"""The `webhooks` section: what the service POSTs to registered endpoints (api-v1 section 6,
-DESIGN section 6), one entry per event type.
+"""The `webhooks` section: what the service POSTs to registered endpoints (docs/reference/api.md,
+Webhooks), one entry per event type.
 
 Every delivery is the envelope `{id, type, created_at, data}` signed in `X-Service-Signature`;
 `data` is the resource the event is about, shown the way its API call shows it, except for
@@ -13,7 +13,7 @@ from typing import Any
 from mockserver.openapi.fields import EMAIL_OUTPUT, TIMESTAMP, Schema, obj, ref
 from mockserver.openapi.resources import DOC_ID, EVENT_ID, VAULT_ID, const
 
-# Event types and the schema of their `data` (DESIGN sections 4 and 6).
+# Event types and the schema of their `data` (docs/reference/api.md, Audit log and Webhooks).
 DOCUMENT_EVENTS = (
     "document.created",
     "document.in_review",

@@ -14,7 +14,7 @@ from mockserver.core.errors import ScenarioError
 from mockserver.scenarios.matching import PathPattern
 from mockserver.seeds.yaml_lines import PathT, line_of
 
-# The error type of an injected status when the rule names none (api-v1.md section 7).
+# The error type of an injected status when the rule names none (the API's error table).
 ERROR_TYPES = {
     400: "bad_request",
     401: "authentication_error",

@@ -75,7 +75,7 @@ from mockserver.seeds.validation import (
 
 SUPPORTED_VERSION = 1
 MAX_VERSION = 1000  # each version is an object; a typo such as 10**9 must fail, not hang
-# prefix -> (environment, default rate_limit, default burst); DESIGN.md section 8
+# prefix -> (environment, default rate_limit, default burst); docs/reference/api.md, Rate limits
 KEY_PREFIXES = {"sk_test_": ("sandbox", 120, 200), "sk_live_": ("live", 600, 1000)}
 DEFAULT_REFERENCE_TIME = int(parse_ts(DEFAULT_START_TIME))
 

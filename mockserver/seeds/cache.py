@@ -1,6 +1,6 @@
-"""A cache of validated big seeds, so a 100k-document seed starts in about a second.
+"""A cache of validated big seeds, so a large seed's later starts skip parsing and validation.
 
-Parsing and validating a 77 MB seed takes seconds of CPU, and the result depends only on the
+Parsing and validating a large seed takes seconds of CPU, and the result depends only on the
 file's bytes and the code that reads it. So seeds of at least `MIN_BYTES` are pickled once
 validated, under `$XDG_CACHE_HOME/mockserver` (or `~/.cache/mockserver`), keyed by the sha256
 of the file's text, the mockserver, PyYAML, orjson and Python versions, and the source of the
@@ -126,8 +126,8 @@ def store(entry: Path, seed: SeedData) -> None:
 # The seed is pickled as a skeleton (the SeedData without its vaults, documents and
 # workflows) and those lists in chunks of CHUNK objects, each a pickle of its own. One pickle
 # of the whole seed keeps a temporary per object (the list of its fields, which pickle
-# memoizes) alive until the end, among the objects kept: freed at once, they left 70 MiB of
-# holes on the 100k seed, held for good. Chunk by chunk, the next chunk reuses their room.
+# memoizes) alive until the end, among the objects kept: freed at once, they leave holes
+# that a large seed holds for good. Chunk by chunk, the next chunk reuses their room.
 CHUNK = 1000
 _KINDS = ("vaults", "documents", "workflows")
 Packed = tuple[bytes, list[tuple[tuple[str, str], str, bytes]]]

@@ -5,9 +5,9 @@ number, drawn in a fixed order (name pools, accounts, vaults, the EU account, th
 documents), so the output is byte-identical on every run and everything but the bulk is the same
 whatever `documents` is. Workflows draw from a second stream of their own, so adding or changing
 them never moves a generated document. Faker is only asked for small name pools up front: calling
-its providers per document would make 100k documents take minutes. The YAML is written by the
-small emitter at the bottom (bulk records in flow style, one line each), which is many times
-faster than yaml.dump.
+its providers per document would make large seeds slow to generate. The YAML is written by the
+small emitter at the bottom (bulk records in flow style, one line each), which is much faster
+than yaml.dump.
 
 The data tells a consistent story up to `reference_time` (DEFAULT_START_TIME): each document's
 workflows are what the API would have recorded on the way to its status, with step conditions
@@ -41,7 +41,7 @@ DAY = 86400
 
 
 def _ts(moment: int) -> str:
-    """clock.format_ts, five times faster: a big seed has hundreds of thousands of times."""
+    """clock.format_ts without its range checks: a big seed has hundreds of thousands of times."""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))
 
 

@@ -200,7 +200,7 @@ class SeededHistory:
                     gc.enable()
             if sum(len(log) for log in self._logs.values()) >= COLLECT_AFTER:
                 # The scratch of the build (or of reading the cache) is freed, but malloc
-                # keeps what sits under the survivors: 85 MiB on the 100k seed.
+                # keeps the pages under the survivors until asked to give them back.
                 memory.release_free_memory()
         return self._logs[region]
 
@@ -276,9 +276,9 @@ class SeededHistory:
         count = len(ids)
         del entries, order, ids
         # What outlives the scratch snapshots keeps the memory pages it sits on from the
-        # system: the timestamp cache's entries, made all through the build (180 MiB on the
-        # 100k seed), and the interpreter's free lists, which a full collection empties (140
-        # MiB more; it finds no garbage, and a serving process has frozen the rest: cheap).
+        # system: the timestamp cache's entries, made all through the build, and the
+        # interpreter's free lists, which a full collection empties (it finds no garbage, and a
+        # serving process has frozen the rest, so it is cheap).
         clock._format_seconds.cache_clear()
         for log in logs.values():
             log.seal()  # the index, and the related ids freed

@@ -1,7 +1,7 @@
 """Load seed files: YAML text -> plain objects -> validated `SeedData`, or `file:line: message`.
 
 Parsing is built for big seeds. PyYAML makes a Python event, node and value for every scalar,
-about 4 us each even with libyaml: over 10 s for a 100k-document seed. So a block-sequence item
+even with libyaml, which is far too slow for a seed of many documents. So a block-sequence item
 written on one line as a JSON object (`  - {"id": "doc_1", ...}`, what `seedgen` emits, and valid
 YAML flow syntax) is parsed with `json` instead, one call per run of such lines. The YAML parser
 then reads a small skeleton in which each run is a one-line `!mockserver/json-run N` placeholder

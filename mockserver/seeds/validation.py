@@ -6,7 +6,7 @@ path of keys and list indices. `mockserver.seeds.loader` looks its YAML line up 
 something is wrong. Checks take the parent path and the key separately and build the full path
 only when they fail, since a big seed runs them for every node. Strings a seed repeats (emails,
 choices, conditions, comments) come back as one shared object each: a parser makes a new
-string per occurrence, and a 100k-document seed holds them for the server's life.
+string per occurrence, and a large seed holds them for the server's life.
 """
 
 from __future__ import annotations
@@ -237,8 +237,8 @@ def metadata(value: object, path: PathT, limits: Limits) -> dict[str, str | int 
 
 # The parsed file's dicts, lists and strings are thrown away once the seed is built. A string
 # kept from them would pin their memory: the allocator could not give back its pools, which were
-# filled during parsing, and a 100k-document seed would leave ~350 MiB resident. So what is kept
-# is copied (the copies are made while building, beside the other objects kept).
+# filled during parsing, and a large seed would keep most of the parse resident. So what is
+# kept is copied (the copies are made while building, beside the other objects kept).
 
 
 def fresh(value: str) -> str:
@@ -308,7 +308,7 @@ def read_step(
     value: object, path: PathT, reference: Reference, conditions: dict[str, str | None]
 ) -> WorkflowStep:
     """One workflow step; `conditions` caches the parser's verdict on each condition text
-    (None: it parses), since parsing takes ~30 us and big seeds repeat a handful of them."""
+    (None: it parses), since big seeds repeat a handful of texts many times."""
     raw = STEP.check(value, path)
     assignee = email(raw["assignee"], path, "assignee")
     condition = raw.get("condition")
@@ -344,8 +344,9 @@ def workflow_state(
     path: PathT, status: str, current: int, steps: list[WorkflowStep], doc: Document
 ) -> None:
     """Check that the steps' decisions tell the story `status` and `current_step` claim, and
-    that the document is where that story leaves it (DESIGN.md section 4): the server resumes
-    seeded workflows, so a seed must hold only states the API itself could have reached."""
+    that the document is where that story leaves it (docs/reference/api.md, lifecycle): the
+    server resumes seeded workflows, so a seed must hold only states the API itself could
+    have reached."""
     if current > len(steps):
         fail(path, "current_step", f"is {current} but the workflow has {len(steps)} step(s)")
     if status == "completed" and current != len(steps):

@@ -1,8 +1,8 @@
 """A small YAML writer for generated seeds.
 
 Structure is written in block style and each record of scalars as one line of JSON, which is
-valid YAML flow syntax and which `mockserver.seeds.loader` reads through its fast JSON path: a
-100k-document seed loads in seconds instead of the half minute PyYAML alone would take.
+valid YAML flow syntax and which `mockserver.seeds.loader` reads through its fast JSON path, so
+a large generated seed loads far faster than PyYAML alone would read it.
 """
 
 from __future__ import annotations

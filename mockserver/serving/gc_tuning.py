@@ -1,32 +1,31 @@
 """Collector settings for a serving process: `mockserver run` calls `tune_for_serving`.
 
 Python's cyclic collector walks every tracked object of the generations it collects, and the
-mock keeps all it serves in memory: a world of the 100k-document seed is millions of objects,
+mock keeps all it serves in memory: a world of a large seed is millions of objects,
 and a POST soak adds a document and an audit event per request. With the defaults, collecting
-while a world is built re-walks what was just built (a third of the build time), and each full
-collection walks the whole store: pauses that grow with stored state (a 440 ms pause after
-200k POSTs) and land on whichever requests are in flight. The mock makes no cyclic garbage
+while a world is built re-walks what was just built (work for nothing), and each full
+collection walks the whole store: pauses that grow with stored state and land on whichever
+requests are in flight. The mock makes no cyclic garbage
 (tests/serving/test_gc_tuning.py checks a world build and a mix of requests over a socket), so its
 objects are freed by reference counting and the collector only needs to look at young objects:
 
 - the seed and the app are frozen at start (`gc.freeze()`: moved out of every generation);
 - a world is built with the collector paused, then frozen;
 - after every collection the survivors are frozen, so each collection walks only what was
-  allocated since the one before: about GEN0 objects, a pause of a few milliseconds;
+  allocated since the one before: about GEN0 objects, a short pause;
 - GEN0 is 2,000 instead of 700: a collection then comes every hundred or so POSTs, which
   is fewer pauses than the default and each still short. A collection's cost is per object
-  it walks, and with a big store that is 0.3-1 µs (the objects it reads are spread over
-  hundreds of MiB), so at 10,000 a pause was 8-17 ms and set the POST soak's p99; at 2,000
-  it is about 2 ms. The total work is the same either way: what cuts it is keeping fewer
-  tracked objects per stored resource (an idempotency record is one object, see
-  domain.idempotency);
+  it walks, and with a big store each object costs more (the objects it reads are spread
+  over much memory), so a larger GEN0 makes pauses long enough to set the POST p99. The
+  total work is the same either way: what cuts it is keeping fewer tracked objects per
+  stored resource (an idempotency record is one object, see domain.idempotency);
 - and a young collection runs every COLLECT_EVERY requests (`PacedCollection`), whatever the
   allocation counter says. The counter is allocations minus deallocations of tracked objects,
   and frees of frozen objects count too: in a steady state where each request's new objects
   replace old ones (the journal ring drops an entry as it adds one; records expire), it hardly
-  moves, no collection runs, and the young generation grows until one does: 15-27 ms pauses
-  under the workflow-advance load, with GEN0 at 2,000. Paced by requests, a collection walks
-  what about 100 requests left alive (a few thousand objects, 1-2 ms).
+  moves, no collection runs, and the young generation grows until one does, with a long
+  pause. Paced by requests, a collection walks what about 100 requests left alive (a few
+  thousand objects).
 
 The price: cyclic garbage made from objects that lived through one collection is never
 reclaimed. The test above fails if a change starts making such garbage; handle it there

@@ -41,7 +41,7 @@ class MockServer:
         self._server = server
         self.api_key = api_key
         self._verify: Any = server.client_context() if server.tls else True
-        self._admin = admin  # the session's control-plane client: building one costs ~20 ms
+        self._admin = admin  # one control-plane client for the session: building one is costly
 
     @property
     def url(self) -> str:

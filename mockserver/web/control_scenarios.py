@@ -1,4 +1,4 @@
-"""The control plane's scenario, journal and account endpoints (DESIGN.md section 12).
+"""The control plane's scenario, journal and account endpoints (docs/reference/control-plane.md).
 
     POST   /_mock/scenarios   {"name": "legal_hold"} or {"yaml": "...", "source"?: "file.yaml"}
     GET    /_mock/scenarios   loaded scenarios (with rule counters) and the shipped names

@@ -16,7 +16,7 @@ _JSON_HEADER = (b"content-type", JSON.encode())
 class JsonBytes(Response):
     """A Response of JSON bytes with exactly the headers Starlette's `Response(body,
     media_type=JSON)` gives (`content-length`, then `content-type`), without its generic
-    header building (a third of a GET's handler time). `kept`: the body is already stored at
+    header building (a large share of a GET's handler time). `kept`: the body is already stored at
     its size (see kept_bytes), so the journal may keep it without a copy."""
 
     body: bytes
@@ -41,7 +41,7 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
 
 
 def error_body(error: ApiError, request_id: str) -> dict[str, Any]:
-    """`{"error": {type, message, param?, code?, request_id}}` as api-v1.md section 7 shows."""
+    """`{"error": {type, message, param?, code?, request_id}}`, the API's error envelope."""
     inner: dict[str, Any] = {"type": error.type, "message": error.message}
     if error.param is not None:
         inner["param"] = error.param

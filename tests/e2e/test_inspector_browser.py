@@ -4,7 +4,7 @@ a document, fire a webhook retry, redeliver, load a scenario and verify the audi
 
 Every wait is Playwright's auto-waiting `expect` (bounded by its timeout) or a bounded receiver
 wait. Screenshots go to a temporary folder, or to `docs/screenshots` with
-`INSPECTOR_SCREENSHOTS=docs/screenshots` (what `make screenshots` does for the README).
+`INSPECTOR_SCREENSHOTS=docs/screenshots` (what `make screenshots` does for the README and the docs).
 """
 
 from __future__ import annotations

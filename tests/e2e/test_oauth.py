@@ -201,13 +201,13 @@ def test_authlib_expired_token_is_401(session: SessionFactory, base_url: str, cl
 
 
 def test_readme_example_runs(base_url: str, capsys: pytest.CaptureFixture[str]) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    example = re.search(r"```python\n(.*?)```", readme[readme.index("## OAuth 2.0") :], re.S)
+    guide = Path(__file__).resolve().parents[2] / "docs" / "guides" / "oauth.md"
+    example = re.search(r"```python\n(.*?)```", guide.read_text(encoding="utf-8"), re.S)
     assert example is not None
     namespace: dict[str, Any] = {}
     source = example[1].replace("http://127.0.0.1:8080", base_url)
     try:
-        exec(compile(source, "README.md", "exec"), namespace)
+        exec(compile(source, "docs/guides/oauth.md", "exec"), namespace)
     finally:
         namespace["oauth"].close()
     printed = capsys.readouterr().out

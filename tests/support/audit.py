@@ -1,4 +1,4 @@
-"""The audit chain as a client reads it: every event, and the README's verification recipe."""
+"""The audit chain as a client reads it: every event, and the documented verification recipe."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def all_events(client: httpx.Client, query: str = "", prefix: str = "/v1") -> li
 
 
 def verify(events: list[dict[str, Any]]) -> None:
-    """The README's recipe, verbatim."""
+    """The documentation's recipe (the first ten minutes), verbatim."""
     prev = "0" * 64
     for event in events:
         body = {k: v for k, v in event.items() if k != "hash"}

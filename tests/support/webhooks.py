@@ -63,7 +63,7 @@ def t_of(request: Received) -> int:
 
 
 def verify_recipe(body: bytes, header: str, secret: str, now: int, tolerance: int = 300) -> bool:
-    """The README's verification recipe, against a clock the caller chooses."""
+    """The webhook guide's verification recipe, against a clock the caller chooses."""
     fields = dict(item.split("=", 1) for item in header.split(","))
     t = int(fields["t"])
     expected = hmac.new(secret.encode(), f"{t}.".encode() + body, hashlib.sha256).hexdigest()

@@ -1,7 +1,7 @@
 """What a receiver gets: signed envelopes of every lifecycle event, for its subscriptions only.
 
 Every test here has a real receiver on a loopback port; signatures are checked with Stripe's
-library and with the README's recipe.
+library and with the webhook guide's recipe.
 """
 
 from __future__ import annotations
