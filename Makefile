@@ -22,7 +22,8 @@ CSTAMP := $(CVENV)/.installed
 # that no entry of sys.path (pytest puts the rootdir first) finds the sources before the
 # installed package.
 COPY := build/compiled-run
-COPIED := tests benchmarks seeds scenarios pyproject.toml README.md Makefile $(wildcard docs)
+COPIED := tests benchmarks seeds scenarios pyproject.toml README.md CHANGELOG.md mkdocs.yml Makefile \
+	$(wildcard docs)
 # What the wheel is made of: a change to any of these builds it again. $(WHEEL) names the
 # wheel built last.
 PACKAGE := pyproject.toml README.md \
