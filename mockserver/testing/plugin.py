@@ -10,6 +10,10 @@ before every test that uses it, with a frozen clock. Fixtures:
 - `@pytest.mark.mock_scenario("name")`: load a scenario for one test.
 
 Errors raised inside the server while a test runs fail that test with their traceback.
+
+Every pytest session of an environment with mockserver installed imports this module, whether
+or not it uses a fixture, so it imports nothing heavy: the app, Starlette, httpx and uvicorn
+are imported by the first fixture that needs them (tests/e2e/test_plugin_import.py keeps it so).
 """
 
 from __future__ import annotations
@@ -19,17 +23,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
 import pytest
 
 from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
-from mockserver.domain.store import Store
-from mockserver.testing.inprocess import inprocess_client
-from mockserver.testing.live import LiveServer
-from mockserver.web.app import create_app
 
 if TYPE_CHECKING:
+    import httpx
     from starlette.applications import Starlette
+
+    from mockserver.domain.store import Store
+    from mockserver.testing.live import LiveServer
 
 FULL_KEY = "sk_test_mock_full"
 
@@ -77,6 +80,8 @@ class MockServer:
 
     def client(self, api_key: str | None = None, **kwargs: Any) -> httpx.Client:
         """An httpx client on `base_url` over the socket, authenticated with a key."""
+        import httpx
+
         headers = {"Authorization": f"Bearer {api_key or self.api_key}"}
         return httpx.Client(base_url=self.base_url, headers=headers, verify=self._verify, **kwargs)
 
@@ -139,6 +144,8 @@ class MockServer:
 
 def admin_client(server: LiveServer) -> httpx.Client:
     """A client for the control plane of `server`."""
+    import httpx
+
     verify: Any = server.client_context() if server.tls else True
     return httpx.Client(base_url=server.base_url, verify=verify, timeout=60)
 
@@ -159,6 +166,8 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(scope="session")
 def mock_app(pytestconfig: pytest.Config) -> Starlette:
     """The session's mock app: frozen clock, the chosen seed and random seed."""
+    from mockserver.web.app import create_app
+
     settings = Settings(
         seed_path=pytestconfig.getoption("--mock-seed"),
         clock_mode="frozen",
@@ -167,20 +176,23 @@ def mock_app(pytestconfig: pytest.Config) -> Starlette:
     return create_app(settings)
 
 
-@pytest.fixture(scope="session")
-def _mock_live(mock_app: Starlette) -> Iterator[MockServer]:
-    server = LiveServer(mock_app).start()
+def _live(app: Starlette, *, tls: bool) -> Iterator[MockServer]:
+    from mockserver.testing.live import LiveServer
+
+    server = LiveServer(app, tls=tls).start()
     with admin_client(server) as admin:
         yield MockServer(server, admin)
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def _mock_live(mock_app: Starlette) -> Iterator[MockServer]:
+    yield from _live(mock_app, tls=False)
 
 
 @pytest.fixture(scope="session")
 def _mock_live_tls(mock_app: Starlette) -> Iterator[MockServer]:
-    server = LiveServer(mock_app, tls=True).start()
-    with admin_client(server) as admin:
-        yield MockServer(server, admin)
-    server.stop()
+    yield from _live(mock_app, tls=True)
 
 
 @pytest.fixture
@@ -217,6 +229,8 @@ def mock_server(request: pytest.FixtureRequest, _mock_fresh: Store) -> MockServe
 def mock_client(mock_app: Starlette, _mock_fresh: Store) -> Iterator[httpx.Client]:
     """An in-process httpx client on the mock (no socket), authenticated with the full key;
     paths start at the root, e.g. `mock_client.get("/v1/whoami")`."""
+    from mockserver.testing.inprocess import inprocess_client
+
     headers = {"Authorization": f"Bearer {FULL_KEY}"}
     with inprocess_client(mock_app, base_url="http://mockserver", headers=headers) as client:
         yield client
