@@ -7,6 +7,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8080
 SOURCES := mockserver tests $(wildcard benchmarks)
+BENCH_STAMP := $(VENV)/.installed-bench
 
 .PHONY: run test lint fmt native bench bench-soak wrk clean browser screenshots
 
@@ -15,6 +16,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+# The libraries the pytest fixtures are benchmarked against (the `bench` extra).
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	touch $(BENCH_STAMP)
 
 # The request path compiled with mypyc (mockserver/native.py): about 40 s when a compiled
 # module's source changed, nothing otherwise. `MOCKSERVER_PURE=1` runs it all as Python.
@@ -46,7 +52,7 @@ fmt: $(STAMP)
 # Benchmarks: our server side by side with a bare Starlette app, wrk as the load generator
 # (installed from Debian's package when missing). `bench` takes about 10 minutes;
 # `bench-soak` is the 5-minute POST soak alone, on each server (about 11 minutes).
-bench: native wrk
+bench: native wrk $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks
 
 bench-soak: native wrk
