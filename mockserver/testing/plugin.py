@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from mockserver.domain.store import Store
+    from mockserver.testing.inprocess import InProcessTransport
     from mockserver.testing.live import LiveServer
 
 FULL_KEY = "sk_test_mock_full"
@@ -195,6 +196,17 @@ def _mock_live_tls(mock_app: Starlette) -> Iterator[MockServer]:
     yield from _live(mock_app, tls=True)
 
 
+@pytest.fixture(scope="session")
+def _mock_transport(mock_app: Starlette) -> Iterator[InProcessTransport]:
+    """The session's in-process transport: one event loop thread, which every test's
+    `mock_client` borrows."""
+    from mockserver.testing.inprocess import InProcessTransport
+
+    transport = InProcessTransport(mock_app)
+    yield transport
+    transport.close()
+
+
 @pytest.fixture
 def _mock_fresh(request: pytest.FixtureRequest, mock_app: Starlette) -> Iterator[Store]:
     """Reset the mock before the test, load its scenario, and fail it on server errors."""
@@ -226,11 +238,10 @@ def mock_server(request: pytest.FixtureRequest, _mock_fresh: Store) -> MockServe
 
 
 @pytest.fixture
-def mock_client(mock_app: Starlette, _mock_fresh: Store) -> Iterator[httpx.Client]:
+def mock_client(_mock_transport: InProcessTransport, _mock_fresh: Store) -> Iterator[httpx.Client]:
     """An in-process httpx client on the mock (no socket), authenticated with the full key;
     paths start at the root, e.g. `mock_client.get("/v1/whoami")`."""
-    from mockserver.testing.inprocess import inprocess_client
-
     headers = {"Authorization": f"Bearer {FULL_KEY}"}
-    with inprocess_client(mock_app, base_url="http://mockserver", headers=headers) as client:
+    with _mock_transport.client(base_url="http://mockserver", headers=headers) as client:
         yield client
+    _mock_transport.cancel_tasks()  # what the app left running ends with the test
