@@ -177,71 +177,93 @@ def mock_app(pytestconfig: pytest.Config) -> Starlette:
     return create_app(settings)
 
 
-def _live(app: Starlette, *, tls: bool) -> Iterator[MockServer]:
-    from mockserver.testing.live import LiveServer
+class _SessionMock:
+    """The session's mock: its app, what serves it (each started on first use), and the
+    reset that starts every test using it. One object, so a test's fixtures find all of it
+    through one session fixture rather than a chain of them: pytest's cost per fixture is a
+    good part of a small test's."""
 
-    server = LiveServer(app, tls=tls).start()
-    with admin_client(server) as admin:
-        yield MockServer(server, admin)
-    server.stop()
+    def __init__(self, app: Starlette) -> None:
+        self.app = app
+        self.store: Store = app.state.store
+        self._servers: dict[bool, MockServer] = {}  # by `tls`
+        self._transport: InProcessTransport | None = None
+        self._test: pytest.Item | None = None  # the test the mock was last made fresh for
+
+    def server(self, *, tls: bool) -> MockServer:
+        """The live server, over HTTPS with `tls`; started on first use."""
+        handle = self._servers.get(tls)
+        if handle is None:
+            from mockserver.testing.live import LiveServer
+
+            server = LiveServer(self.app, tls=tls).start()
+            handle = self._servers[tls] = MockServer(server, admin_client(server))
+        return handle
+
+    def transport(self) -> InProcessTransport:
+        """The in-process transport (one event loop thread) that every `mock_client`
+        borrows; started on first use."""
+        if self._transport is None:
+            from mockserver.testing.inprocess import InProcessTransport
+
+            self._transport = InProcessTransport(self.app)
+        return self._transport
+
+    def fresh(self, request: pytest.FixtureRequest) -> None:
+        """Reset the mock for the test, once, whichever of the fixtures it uses come first;
+        load its scenarios; and fail it at its end if the server raised an unexpected error."""
+        if request.node is self._test:
+            return
+        request.addfinalizer(self._finish)
+        self._test = request.node
+        self.store.reset()
+        self.store.errors.clear()
+        marker = request.node.get_closest_marker("mock_scenario")
+        if marker is not None:
+            for name in marker.args:
+                self.server(tls=False).load_scenario(name)
+
+    def _finish(self) -> None:
+        self._test = None  # a test run again (a rerun plugin) is reset again
+        if self.store.errors:
+            trace = "".join(traceback.format_exception(self.store.errors[0]))
+            pytest.fail(f"the mock server raised an unexpected error:\n{trace}", pytrace=False)
+
+    def close(self) -> None:
+        for handle in self._servers.values():
+            handle._admin.close()
+            handle._server.stop()
+        if self._transport is not None:
+            self._transport.close()
 
 
 @pytest.fixture(scope="session")
-def _mock_live(mock_app: Starlette) -> Iterator[MockServer]:
-    yield from _live(mock_app, tls=False)
-
-
-@pytest.fixture(scope="session")
-def _mock_live_tls(mock_app: Starlette) -> Iterator[MockServer]:
-    yield from _live(mock_app, tls=True)
-
-
-@pytest.fixture(scope="session")
-def _mock_transport(mock_app: Starlette) -> Iterator[InProcessTransport]:
-    """The session's in-process transport: one event loop thread, which every test's
-    `mock_client` borrows."""
-    from mockserver.testing.inprocess import InProcessTransport
-
-    transport = InProcessTransport(mock_app)
-    yield transport
-    transport.close()
+def _mock_session(mock_app: Starlette) -> Iterator[_SessionMock]:
+    mock = _SessionMock(mock_app)
+    yield mock
+    mock.close()
 
 
 @pytest.fixture
-def _mock_fresh(request: pytest.FixtureRequest, mock_app: Starlette) -> Iterator[Store]:
-    """Reset the mock before the test, load its scenario, and fail it on server errors."""
-    store: Store = mock_app.state.store
-    store.reset()
-    store.errors.clear()
-    marker = request.node.get_closest_marker("mock_scenario")
-    if marker is not None:
-        handle: MockServer = request.getfixturevalue("_mock_live")
-        for name in marker.args:
-            handle.load_scenario(name)
-    yield store
-    if store.errors:
-        error = store.errors[0]
-        trace = "".join(traceback.format_exception(error))
-        pytest.fail(f"the mock server raised an unexpected error:\n{trace}", pytrace=False)
-
-
-@pytest.fixture
-def mock_server(request: pytest.FixtureRequest, _mock_fresh: Store) -> MockServer:
+def mock_server(request: pytest.FixtureRequest, _mock_session: _SessionMock) -> MockServer:
     """The live mock (real HTTP on a free port), reset for this test."""
     options: dict[str, Any] = dict(getattr(request, "param", None) or {})
     marker = request.node.get_closest_marker("mock_server")
     if marker is not None:
         options.update(marker.kwargs)
-    name = "_mock_live_tls" if options.get("tls") else "_mock_live"
-    handle: MockServer = request.getfixturevalue(name)
-    return handle
+    _mock_session.fresh(request)
+    return _mock_session.server(tls=bool(options.get("tls")))
 
 
 @pytest.fixture
-def mock_client(_mock_transport: InProcessTransport, _mock_fresh: Store) -> Iterator[httpx.Client]:
+def mock_client(
+    request: pytest.FixtureRequest, _mock_session: _SessionMock
+) -> Iterator[httpx.Client]:
     """An in-process httpx client on the mock (no socket), authenticated with the full key;
     paths start at the root, e.g. `mock_client.get("/v1/whoami")`."""
+    _mock_session.fresh(request)
+    transport = _mock_session.transport()
     headers = {"Authorization": f"Bearer {FULL_KEY}"}
-    with _mock_transport.client(base_url="http://mockserver", headers=headers) as client:
+    with transport.client(base_url="http://mockserver", headers=headers) as client:
         yield client
-    _mock_transport.cancel_tasks()  # what the app left running ends with the test
+    transport.cancel_tasks()  # what the app left running ends with the test
