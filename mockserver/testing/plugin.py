@@ -28,6 +28,8 @@ import pytest
 from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx
     from starlette.applications import Starlette
 
@@ -44,7 +46,8 @@ class MockServer:
     def __init__(self, server: LiveServer, admin: httpx.Client, api_key: str = FULL_KEY) -> None:
         self._server = server
         self.api_key = api_key
-        self._verify: Any = server.client_context() if server.tls else True
+        self._tls: ssl.SSLContext | None = server.client_context() if server.tls else None
+        self._default_tls: ssl.SSLContext | None = None  # httpx's default, made once (below)
         self._admin = admin  # the session's control-plane client: building one costs ~20 ms
 
     @property
@@ -84,7 +87,15 @@ class MockServer:
         import httpx
 
         headers = {"Authorization": f"Bearer {api_key or self.api_key}"}
-        return httpx.Client(base_url=self.base_url, headers=headers, verify=self._verify, **kwargs)
+        verify: ssl.SSLContext | bool = True  # with trust_env given, httpx makes its own
+        if self._tls is not None:
+            verify = self._tls
+        elif "trust_env" not in kwargs:
+            # httpx's default context, made once: making one costs about 15 ms, per client.
+            if self._default_tls is None:
+                self._default_tls = httpx.create_ssl_context()
+            verify = self._default_tls
+        return httpx.Client(base_url=self.base_url, headers=headers, verify=verify, **kwargs)
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         response = self._admin.request(method, path, **kwargs)

@@ -25,6 +25,7 @@ HEAVY = (
     "jinja2",
     "jsonschema",
     "trustme",
+    "ssl",
     "mockserver.audit",
     "mockserver.domain",
     "mockserver.engine",
