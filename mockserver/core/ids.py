@@ -71,6 +71,11 @@ class IdFactory:
             self._odd = _indices(int.from_bytes(words[4 : 4 + 8 * odd], "little"), odd)
         return self._odd
 
+    @property
+    def fresh(self) -> bool:
+        """True until the stream's first value is drawn."""
+        return self._count == 0
+
     def new(self, prefix: str, length: int = 24) -> str:
         """An id such as `doc_` + 24 base62 characters."""
         pos = self._take(2 * length)
