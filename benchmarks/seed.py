@@ -27,7 +27,7 @@ def cache_dir() -> Path:
 
 
 def _fingerprint(documents: int) -> str:
-    source = (repo_root() / "mockserver" / "seedgen.py").read_bytes()
+    source = (repo_root() / "mockserver" / "seeds" / "generate.py").read_bytes()
     made_by = f"{documents}:{version('faker')}:".encode() + source
     return hashlib.sha256(made_by).hexdigest()[:12]
 
