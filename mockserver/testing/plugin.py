@@ -175,15 +175,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "mock_server(tls=False): options of the mock_server")
 
 
-@pytest.fixture(scope="session")
-def mock_app(pytestconfig: pytest.Config) -> Starlette:
+def _create_app(config: pytest.Config) -> Starlette:
     """The session's mock app: frozen clock, the chosen seed and random seed."""
     from mockserver.web.app import create_app
 
     settings = Settings(
-        seed_path=pytestconfig.getoption("--mock-seed"),
+        seed_path=config.getoption("--mock-seed"),
         clock_mode="frozen",
-        random_seed=pytestconfig.getoption("--mock-random-seed"),
+        random_seed=config.getoption("--mock-random-seed"),
     )
     return create_app(settings)
 
@@ -249,10 +248,16 @@ class _SessionMock:
 
 
 @pytest.fixture(scope="session")
-def _mock_session(mock_app: Starlette) -> Iterator[_SessionMock]:
-    mock = _SessionMock(mock_app)
+def _mock_session(request: pytest.FixtureRequest) -> Iterator[_SessionMock]:
+    mock = _SessionMock(_create_app(request.config))
     yield mock
     mock.close()
+
+
+@pytest.fixture(scope="session")
+def mock_app(_mock_session: _SessionMock) -> Starlette:
+    """The session's mock app: frozen clock, the chosen seed and random seed."""
+    return _mock_session.app
 
 
 @pytest.fixture
