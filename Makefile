@@ -18,6 +18,7 @@ SERVE := $(VENV)/.serve
 CVENV  := .venv-compiled
 CBIN   := $(CVENV)/bin
 CSTAMP := $(CVENV)/.installed
+CBENCH := $(CVENV)/.installed-bench
 # Where the suite runs on the compiled wheel: a copy of the checkout without mockserver/, so
 # that no entry of sys.path (pytest puts the rootdir first) finds the sources before the
 # installed package.
@@ -140,7 +141,12 @@ fmt: $(DEV)
 # (installed from Debian's package when missing), on the compiled wheel, from the same copy as
 # the suite's compiled run. `bench` takes about 10 minutes; `bench-soak` is the 5-minute POST
 # soak alone, on each server (about 11 minutes).
-bench: $(CSTAMP) wrk compiled-copy
+# The libraries the pytest fixtures are measured against (the `bench` extra), beside the wheel.
+$(CBENCH): $(CSTAMP)
+	$(CBIN)/python -m pip install --quiet "$$(cat $(WHEEL))[test,bench]"
+	touch $@
+
+bench: $(CBENCH) wrk compiled-copy
 	cd $(COPY) && $(CURDIR)/$(CBIN)/python -m benchmarks --out $(CURDIR)/benchmarks/latest.json
 
 bench-soak: $(CSTAMP) wrk compiled-copy

@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         options.startups, options.big_documents, options.depths = 2, 10_000, (1, 10, 100)
         options.soak_seconds, options.slice_seconds = 6.0, 2.0
         options.backlog_runs, options.plugin_tests, options.plugin_repeat = 1, 50, 1
+        options.plugin_imports = 3
         options.backlog_layouts = ("endpoints16", "endpoint1")  # not the 30,000-attempt bound
     load_before = os.getloadavg()[0]
     report = Run(options).execute()

@@ -49,8 +49,9 @@ class Options:
     groups: tuple[str, ...] = GROUPS
     backlog_runs: int = 3  # of the main webhook backlog figure (the median counts)
     backlog_layouts: tuple[str, ...] = webhook_backlog.LAYOUTS
-    plugin_tests: int = 200  # tests per generated pytest suite
-    plugin_repeat: int = 2
+    plugin_tests: int = 300  # tests per generated pytest suite
+    plugin_repeat: int = 3  # runs of each suite (the best counts)
+    plugin_imports: int = 11  # fresh processes timing the plugin's import (the median counts)
     run_id: str = "0"
     log: Callable[[str], None] = field(default=_log)
 
@@ -111,8 +112,14 @@ def rows(options: Options) -> list[Row]:
         Row("soak.drift", "POST soak, growth per request, 2nd half / 1st", "x", _at_most(1.2)),
     ]
     table += backlog_rows(options.backlog_layouts)
-    for suite, label in PLUGIN_SUITES:
-        table.append(Row(f"pytest.{suite}", f"pytest {label}, per-test overhead", "ms"))
+    table.append(
+        Row("pytest.import", "import of the pytest plugin, pytest imported", "ms", _at_most(50))
+    )
+    for plugin in PLUGIN_ROWS:
+        label = f"pytest, per test: {plugin.label}"
+        if plugin.reference is not None:
+            label += f" (reference: {REFERENCE_LIBRARIES[plugin.reference]})"
+        table.append(Row(plugin.key, label, "ms", plugin.target))
     return table
 
 
@@ -126,11 +133,45 @@ RECEIVER_LABELS = {"500": "receiver answering 500", "refused": "connection refus
 # (layout, receiver) of each backlog figure; the first is the one with the target.
 BACKLOGS = (("endpoints16", "500"), ("endpoints16", "refused"), ("endpoint1", "500"))
 BACKLOG_BOUND = ("heads1000", "500")
-PLUGIN_SUITES = (
-    ("mock_client", "mock_client"),
-    ("mock_client_get", "mock_client + one GET"),
-    ("mock_server", "mock_server"),
-    ("mock_server_get", "mock_server + one GET"),
+
+
+@dataclass(frozen=True)
+class PluginRow:
+    """A per-test row: a suite of benchmarks/plugin_overhead.py (its time per test over a bare
+    test's), beside the suite of another library when there is one to compare with."""
+
+    key: str
+    label: str
+    suite: str
+    reference: str | None = None
+    target: Target | None = None
+
+
+REFERENCE_LIBRARIES = {"respx_get": "respx", "httpserver_get": "pytest-httpserver"}
+AT_MOST_RESPX = Target("ratio<=", 1)
+PLUGIN_ROWS = (
+    PluginRow(
+        "pytest.mock_client_get",
+        "mock_client + one GET",
+        "mock_client_get",
+        "respx_get",
+        AT_MOST_RESPX,
+    ),
+    PluginRow(
+        "pytest.mock_server_get",
+        "mock_server + one GET",
+        "mock_server_get",
+        "respx_get",
+        AT_MOST_RESPX,
+    ),
+    PluginRow(
+        "pytest.mock_server_get.socket",
+        "mock_server + one GET",
+        "mock_server_get",
+        "httpserver_get",
+    ),
+    PluginRow("pytest.mock_client", "mock_client, no request", "mock_client"),
+    PluginRow("pytest.mock_server", "mock_server, no request", "mock_server"),
 )
 
 
@@ -407,20 +448,30 @@ class Run:
         self.attempt("ours webhook backlog", measure)
 
     def plugin(self) -> None:
-        """The pytest fixtures' per-test overhead (no server of ours: the plugin makes its
-        own, in the pytest process)."""
+        """What the pytest plugin costs a suite: its import, and the fixtures' time per test
+        beside respx and pytest-httpserver (no server of ours: the plugin makes its own, in the
+        pytest process)."""
         if not self.wants("pytest"):
             return
         o = self.options
 
+        def imports() -> None:
+            self.put("pytest.import", OURS, plugin_overhead.import_ms(samples=o.plugin_imports))
+
         def measure() -> None:
             costs = plugin_overhead.measure(o.plugin_tests, o.plugin_repeat)
             self.report.details["pytest"] = {name: vars(cost) for name, cost in costs.items()}
-            for suite, _ in PLUGIN_SUITES:
-                cost = costs[suite]
-                note = f"CPU {cost.cpu_ms:.2f} ms; session set-up {cost.setup_ms:.0f} ms, once"
-                self.put(f"pytest.{suite}", OURS, cost.wall_ms, note)
+            for plugin in PLUGIN_ROWS:
+                ours = costs[plugin.suite]
+                note = f"CPU {ours.cpu_ms:.2f} ms; session set-up {ours.setup_ms:.0f} ms, once"
+                self.put(plugin.key, OURS, ours.wall_ms, note)
+                if plugin.reference is not None:
+                    theirs = costs[plugin.reference]
+                    self.put(plugin.key, REF, theirs.wall_ms, f"CPU {theirs.cpu_ms:.2f} ms")
+            bare = next(iter(costs.values())).base_ms
+            self.report.row(PLUGIN_ROWS[0].key).note += f"; a bare test takes {bare:.2f} ms"
 
+        self.attempt("pytest plugin import", imports)
         self.attempt("pytest fixtures", measure)
 
     def execute(self) -> Report:

@@ -60,6 +60,11 @@ class AuditChain:
         return len(self.base) + len(self._tail)
 
     @property
+    def written(self) -> bool:
+        """Whether an event was appended or replaced since the chain was made."""
+        return bool(self._tail or self._overrides)
+
+    @property
     def head(self) -> str:
         return self._tail[-1].hash if self._tail else self.base.head
 

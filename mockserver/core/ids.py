@@ -24,10 +24,13 @@ class IdFactory:
     cheaper than `choices(k=24)` per id; every request makes at least one.
     """
 
-    __slots__ = ("_bits", "_count", "_even", "_odd", "_pos", "_rendered", "_rng")
+    __slots__ = ("_bits", "_count", "_even", "_odd", "_pos", "_rendered", "_rng", "_seed")
 
     def __init__(self, seed: int, stream: str) -> None:
-        self._rng = random.Random(f"{seed}:{stream}")
+        # Seeded on the first draw, with a short first block: a reset makes several streams,
+        # and most of them give one value or none before the next.
+        self._seed = f"{seed}:{stream}"
+        self._rng: random.Random | None = None
         self._bits = 0  # the 32-bit words drawn, in order, word i at bit 32 i
         self._count = 0  # how many words `_bits` holds
         self._rendered: bytes | None = b""  # `_bits` as little-endian bytes, once needed
@@ -45,9 +48,14 @@ class IdFactory:
         return pos
 
     def _refill(self, count: int) -> None:
-        block = max(BLOCK_WORDS, count)
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = random.Random(self._seed)
+            block = max(FIRST_BLOCK_WORDS, count)
+        else:
+            block = max(BLOCK_WORDS, count)
         left = self._count - self._pos  # words not used yet come first
-        fresh = self._rng.getrandbits(32 * block)
+        fresh = rng.getrandbits(32 * block)
         # Kept as an int: ids need no bytes of the words (`_indices` masks to whole pairs),
         # so a stream that only makes ids never renders them.
         bits = (self._bits >> (32 * self._pos)) | (fresh << (32 * left))
@@ -70,6 +78,11 @@ class IdFactory:
             odd = (len(words) - 4) >> 3
             self._odd = _indices(int.from_bytes(words[4 : 4 + 8 * odd], "little"), odd)
         return self._odd
+
+    @property
+    def fresh(self) -> bool:
+        """True until the stream's first value is drawn."""
+        return self._count == 0
 
     def new(self, prefix: str, length: int = 24) -> str:
         """An id such as `doc_` + 24 base62 characters."""
@@ -106,6 +119,7 @@ class IdFactory:
 
 
 BLOCK_WORDS = 1024  # 21 ids of 24 characters a block
+FIRST_BLOCK_WORDS = 64  # one id of 24 characters and a secret of 64 bytes
 
 
 _TABLE = bytes(ALPHABET.encode()) + bytes(256 - len(ALPHABET))

@@ -152,6 +152,7 @@ class World:
     """Everything one (account, environment) owns."""
 
     __slots__ = (
+        "_changed",
         "_seq",
         "account",
         "active_workflows",
@@ -181,6 +182,7 @@ class World:
         self.exports: dict[str, ExportJob] = {}
         self.active_workflows: dict[str, str] = {}  # document id -> in_progress workflow id
         self._seq = 0
+        self._changed = False  # a seeded object was copied to change (`writable_*`)
         self.pristine: Pristine | None = None  # the seeded objects it shares, if any
 
     @property
@@ -196,6 +198,7 @@ class World:
         """The world's own copy of `doc`, to change: a shared seeded document is copied into
         every index first. Its rendered JSON is cleared, as the caller is about to change it,
         and so are the region's rendered pages."""
+        self._changed = True
         region = self.regions[doc.region]
         region.pages.clear()
         doc = region.documents[doc.id]  # the current object, if the caller held an old one
@@ -213,6 +216,7 @@ class World:
 
     def writable_workflow(self, workflow: Workflow) -> Workflow:
         """The world's own copy of `workflow`, to change (a shared seeded one is copied)."""
+        self._changed = True
         workflows = self.regions[workflow.region].workflows
         workflow = workflows[workflow.id]
         shared = self.pristine is not None and (
@@ -221,6 +225,20 @@ class World:
         if shared:
             workflow = workflows[workflow.id] = copy_workflow(workflow)
         return workflow
+
+    def as_built(self) -> bool:
+        """Whether the world is still what its seed built: nothing added, changed, audited or
+        exported, and no id drawn. A reset keeps such a world rather than building it again."""
+        pristine = self.pristine
+        return (
+            pristine is not None
+            and not self._changed
+            and self._seq == pristine.seq
+            and self.ids.fresh
+            and not self.exports
+            and self.active_workflows == pristine.active_workflows
+            and not any(region.audit.written for region in self.regions.values())
+        )
 
     def add_vault(self, vault: Vault) -> Vault:
         vault.seq = self.next_seq()
@@ -298,6 +316,7 @@ class Store:
         self.accounts: dict[str, Account] = {}
         self.keys: dict[str, ApiKey] = {}
         self.worlds: dict[tuple[str, str], World] = {}
+        self.kept: dict[tuple[str, str], World] = {}  # as built, kept by a reset (see `world`)
         self.oauth = OAuthState(seed.oauth_clients, random_seed)  # codes and tokens
         self.request_ids = IdFactory(random_seed, "requests")
         self.errors: list[BaseException] = []  # unexpected errors, for test harnesses to raise
@@ -308,11 +327,14 @@ class Store:
     def reset(self) -> None:
         """Back to the seed: the clock at its start, credentials as seeded, no timers, worlds
         rebuilt on next use, fresh id streams, empty rate windows and idempotency records;
-        then each reset hook."""
+        then each reset hook. A world nothing changed since it was built (a test that only
+        read) is kept for its next first use instead: building it again is most of what a
+        reset costs such a test."""
         self.clock.reset()
         self.scheduler.clear()
         self.accounts = dict(self.seed.accounts)
         self.keys = {k: dataclasses.replace(v) for k, v in self.seed.keys.items()}
+        self.kept.update((key, world) for key, world in self.worlds.items() if world.as_built())
         self.worlds = {}
         self.export_worlds = {}
         self.oauth = OAuthState(self.seed.oauth_clients, self.random_seed)
@@ -323,14 +345,17 @@ class Store:
             hook()
 
     def world(self, account_id: str, environment: str) -> World:
-        """The world of (account, environment), built from the seed on first use."""
+        """The world of (account, environment), built from the seed on first use, or as a
+        reset kept it (the loader gives it its timers back)."""
         key = (account_id, environment)
         world = self.worlds.get(key)
         if world is None:
-            ids = IdFactory(self.random_seed, f"{account_id}/{environment}")
-            world = World(
-                self.accounts[account_id], environment, ids, self.scheduler, self.listeners
-            )
+            world = self.kept.pop(key, None)
+            if world is None:
+                ids = IdFactory(self.random_seed, f"{account_id}/{environment}")
+                world = World(
+                    self.accounts[account_id], environment, ids, self.scheduler, self.listeners
+                )
             self.worlds[key] = world
             if self.loader is not None:
                 self.loader(world, self)

@@ -44,12 +44,18 @@ def _seeded(store: Store, key: tuple[str, str], seed: EnvironmentSeed) -> Pristi
 
 
 def load_world(world: World, store: Store) -> None:
-    """Fill a new world from the seed: objects, audit history and lock timers."""
+    """Fill a new world from the seed: objects, audit history and lock timers. A world a reset
+    kept (still as the seed built it, `World.as_built`) only gets its lock timers back."""
     key = (world.account.id, world.environment)
     seed = store.seed.environments.get(key)
     if seed is None:
         return
     pristine = _seeded(store, key, seed)
+    if world.pristine is not None:
+        for data in world.regions.values():
+            data.pages.clear()
+        _lock_timers(world, pristine)
+        return
     pristine.install(world)
     reference = (
         store.now()
@@ -68,5 +74,9 @@ def load_world(world: World, store: Store) -> None:
         store.history_cache[key] = past
     for region in REGIONS:
         world.regions[region].audit = AuditChain(functools.partial(past.log, region))
+    _lock_timers(world, pristine)
+
+
+def _lock_timers(world: World, pristine: Pristine) -> None:
     for due, doc in pristine.locks:
         documents.schedule_lock(world, doc, due)

@@ -2,7 +2,9 @@
 
 httpx's ASGITransport is async-only; this transport runs it on one private event loop in a
 background thread, so plain synchronous tests (and any sync client code) can use it. The app
-runs on that one loop, as it would under uvicorn.
+runs on that one loop, as it would under uvicorn. A transport can outlive its clients: the
+pytest plugin keeps one for the session and hands each test a new client on it
+(`InProcessTransport.client`), so no test pays for starting a thread and a loop.
 """
 
 from __future__ import annotations
@@ -40,14 +42,35 @@ class InProcessTransport(httpx.BaseTransport):
         request.read()
         return asyncio.run_coroutine_threadsafe(self._send(request), self._loop).result()
 
+    def client(self, base_url: str = "http://mock", **kwargs: Any) -> httpx.Client:
+        """A new client on this transport; closing it leaves the transport open."""
+        return httpx.Client(transport=_Borrowed(self), base_url=base_url, **kwargs)
+
+    def cancel_tasks(self) -> None:
+        """Cancel the work the app left running on the loop (a webhook attempt) and wait until
+        it has unwound, as asyncio.run would do at its end."""
+        # all_tasks may be called from another thread (it copies the loop's task set with a
+        # retry for that); a test that left nothing running costs no trip to the loop.
+        if self._loop.is_running() and asyncio.all_tasks(self._loop):
+            asyncio.run_coroutine_threadsafe(_cancel_tasks(), self._loop).result(timeout=5)
+
     def close(self) -> None:
         if self._loop.is_running():
-            # Work the app left running (a webhook attempt) is cancelled and unwinds here, as
-            # asyncio.run would do, rather than being destroyed with the loop.
-            asyncio.run_coroutine_threadsafe(_cancel_tasks(), self._loop).result(timeout=5)
+            # Work the app left running unwinds here rather than being destroyed with the loop.
+            self.cancel_tasks()
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=5)
         self._loop.close()
+
+
+class _Borrowed(httpx.BaseTransport):
+    """Another's transport, lent to one client: closing the client does not close it."""
+
+    def __init__(self, transport: InProcessTransport) -> None:
+        self._transport = transport
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return self._transport.handle_request(request)
 
 
 async def _cancel_tasks() -> None:
@@ -58,5 +81,5 @@ async def _cancel_tasks() -> None:
 
 
 def inprocess_client(app: ASGIApp, base_url: str = "http://mock", **kwargs: Any) -> httpx.Client:
-    """An httpx.Client wired to `app` in-process."""
+    """An httpx.Client wired to `app` in-process, on a transport of its own (closed with it)."""
     return httpx.Client(transport=InProcessTransport(app), base_url=base_url, **kwargs)

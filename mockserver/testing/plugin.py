@@ -10,6 +10,10 @@ before every test that uses it, with a frozen clock. Fixtures:
 - `@pytest.mark.mock_scenario("name")`: load a scenario for one test.
 
 Errors raised inside the server while a test runs fail that test with their traceback.
+
+Every pytest session of an environment with mockserver installed imports this module, whether
+or not it uses a fixture, so it imports nothing heavy: the app, Starlette, httpx and uvicorn
+are imported by the first fixture that needs them (tests/e2e/test_plugin_import.py keeps it so).
 """
 
 from __future__ import annotations
@@ -19,17 +23,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
 import pytest
 
 from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
-from mockserver.domain.store import Store
-from mockserver.testing.inprocess import inprocess_client
-from mockserver.testing.live import LiveServer
-from mockserver.web.app import create_app
 
 if TYPE_CHECKING:
+    import ssl
+
+    import httpx
     from starlette.applications import Starlette
+
+    from mockserver.domain.store import Store
+    from mockserver.engine.control import Control
+    from mockserver.testing.inprocess import InProcessTransport
+    from mockserver.testing.live import LiveServer
 
 FULL_KEY = "sk_test_mock_full"
 
@@ -40,7 +47,8 @@ class MockServer:
     def __init__(self, server: LiveServer, admin: httpx.Client, api_key: str = FULL_KEY) -> None:
         self._server = server
         self.api_key = api_key
-        self._verify: Any = server.client_context() if server.tls else True
+        self._tls: ssl.SSLContext | None = server.client_context() if server.tls else None
+        self._default_tls: ssl.SSLContext | None = None  # httpx's default, made once (below)
         self._admin = admin  # one control-plane client for the session: building one is costly
 
     @property
@@ -77,8 +85,18 @@ class MockServer:
 
     def client(self, api_key: str | None = None, **kwargs: Any) -> httpx.Client:
         """An httpx client on `base_url` over the socket, authenticated with a key."""
+        import httpx
+
         headers = {"Authorization": f"Bearer {api_key or self.api_key}"}
-        return httpx.Client(base_url=self.base_url, headers=headers, verify=self._verify, **kwargs)
+        verify: ssl.SSLContext | bool = True  # with trust_env given, httpx makes its own
+        if self._tls is not None:
+            verify = self._tls
+        elif "trust_env" not in kwargs:
+            # httpx's default context, made once: making one costs about 15 ms, per client.
+            if self._default_tls is None:
+                self._default_tls = httpx.create_ssl_context()
+            verify = self._default_tls
+        return httpx.Client(base_url=self.base_url, headers=headers, verify=verify, **kwargs)
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         response = self._admin.request(method, path, **kwargs)
@@ -139,6 +157,8 @@ class MockServer:
 
 def admin_client(server: LiveServer) -> httpx.Client:
     """A client for the control plane of `server`."""
+    import httpx
+
     verify: Any = server.client_context() if server.tls else True
     return httpx.Client(base_url=server.base_url, verify=verify, timeout=60)
 
@@ -156,67 +176,112 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "mock_server(tls=False): options of the mock_server")
 
 
-@pytest.fixture(scope="session")
-def mock_app(pytestconfig: pytest.Config) -> Starlette:
+def _create_app(config: pytest.Config) -> Starlette:
     """The session's mock app: frozen clock, the chosen seed and random seed."""
+    from mockserver.web.app import create_app
+
     settings = Settings(
-        seed_path=pytestconfig.getoption("--mock-seed"),
+        seed_path=config.getoption("--mock-seed"),
         clock_mode="frozen",
-        random_seed=pytestconfig.getoption("--mock-random-seed"),
+        random_seed=config.getoption("--mock-random-seed"),
     )
     return create_app(settings)
 
 
-@pytest.fixture(scope="session")
-def _mock_live(mock_app: Starlette) -> Iterator[MockServer]:
-    server = LiveServer(mock_app).start()
-    with admin_client(server) as admin:
-        yield MockServer(server, admin)
-    server.stop()
+class _SessionMock:
+    """The session's mock: its app, what serves it (each started on first use), and the
+    reset that starts every test using it. One object, so a test's fixtures find all of it
+    through one session fixture rather than a chain of them: pytest's cost per fixture is a
+    good part of a small test's."""
+
+    def __init__(self, app: Starlette) -> None:
+        self.app = app
+        self.store: Store = app.state.store
+        self.control: Control = app.state.control
+        self._servers: dict[bool, MockServer] = {}  # by `tls`
+        self._transport: InProcessTransport | None = None
+        self._test: pytest.Item | None = None  # the test the mock was last made fresh for
+
+    def server(self, *, tls: bool) -> MockServer:
+        """The live server, over HTTPS with `tls`; started on first use."""
+        handle = self._servers.get(tls)
+        if handle is None:
+            from mockserver.testing.live import LiveServer
+
+            server = LiveServer(self.app, tls=tls).start()
+            handle = self._servers[tls] = MockServer(server, admin_client(server))
+        return handle
+
+    def transport(self) -> InProcessTransport:
+        """The in-process transport (one event loop thread) that every `mock_client`
+        borrows; started on first use."""
+        if self._transport is None:
+            from mockserver.testing.inprocess import InProcessTransport
+
+            self._transport = InProcessTransport(self.app)
+        return self._transport
+
+    def fresh(self, request: pytest.FixtureRequest) -> None:
+        """Reset the mock for the test, once, whichever of the fixtures it uses come first;
+        load its scenarios; and fail it at its end if the server raised an unexpected error."""
+        if request.node is self._test:
+            return
+        request.addfinalizer(self._finish)
+        self._test = request.node
+        self.control.reset()
+        self.store.errors.clear()
+        marker = request.node.get_closest_marker("mock_scenario")
+        if marker is not None:
+            for name in marker.args:
+                self.server(tls=False).load_scenario(name)
+
+    def _finish(self) -> None:
+        self._test = None  # a test run again (a rerun plugin) is reset again
+        if self.store.errors:
+            trace = "".join(traceback.format_exception(self.store.errors[0]))
+            pytest.fail(f"the mock server raised an unexpected error:\n{trace}", pytrace=False)
+
+    def close(self) -> None:
+        for handle in self._servers.values():
+            handle._admin.close()
+            handle._server.stop()
+        if self._transport is not None:
+            self._transport.close()
 
 
 @pytest.fixture(scope="session")
-def _mock_live_tls(mock_app: Starlette) -> Iterator[MockServer]:
-    server = LiveServer(mock_app, tls=True).start()
-    with admin_client(server) as admin:
-        yield MockServer(server, admin)
-    server.stop()
+def _mock_session(request: pytest.FixtureRequest) -> Iterator[_SessionMock]:
+    mock = _SessionMock(_create_app(request.config))
+    yield mock
+    mock.close()
+
+
+@pytest.fixture(scope="session")
+def mock_app(_mock_session: _SessionMock) -> Starlette:
+    """The session's mock app: frozen clock, the chosen seed and random seed."""
+    return _mock_session.app
 
 
 @pytest.fixture
-def _mock_fresh(request: pytest.FixtureRequest, mock_app: Starlette) -> Iterator[Store]:
-    """Reset the mock before the test, load its scenario, and fail it on server errors."""
-    store: Store = mock_app.state.store
-    store.reset()
-    store.errors.clear()
-    marker = request.node.get_closest_marker("mock_scenario")
-    if marker is not None:
-        handle: MockServer = request.getfixturevalue("_mock_live")
-        for name in marker.args:
-            handle.load_scenario(name)
-    yield store
-    if store.errors:
-        error = store.errors[0]
-        trace = "".join(traceback.format_exception(error))
-        pytest.fail(f"the mock server raised an unexpected error:\n{trace}", pytrace=False)
-
-
-@pytest.fixture
-def mock_server(request: pytest.FixtureRequest, _mock_fresh: Store) -> MockServer:
+def mock_server(request: pytest.FixtureRequest, _mock_session: _SessionMock) -> MockServer:
     """The live mock (real HTTP on a free port), reset for this test."""
     options: dict[str, Any] = dict(getattr(request, "param", None) or {})
     marker = request.node.get_closest_marker("mock_server")
     if marker is not None:
         options.update(marker.kwargs)
-    name = "_mock_live_tls" if options.get("tls") else "_mock_live"
-    handle: MockServer = request.getfixturevalue(name)
-    return handle
+    _mock_session.fresh(request)
+    return _mock_session.server(tls=bool(options.get("tls")))
 
 
 @pytest.fixture
-def mock_client(mock_app: Starlette, _mock_fresh: Store) -> Iterator[httpx.Client]:
+def mock_client(
+    request: pytest.FixtureRequest, _mock_session: _SessionMock
+) -> Iterator[httpx.Client]:
     """An in-process httpx client on the mock (no socket), authenticated with the full key;
     paths start at the root, e.g. `mock_client.get("/v1/whoami")`."""
+    _mock_session.fresh(request)
+    transport = _mock_session.transport()
     headers = {"Authorization": f"Bearer {FULL_KEY}"}
-    with inprocess_client(mock_app, base_url="http://mockserver", headers=headers) as client:
+    with transport.client(base_url="http://mockserver", headers=headers) as client:
         yield client
+    transport.cancel_tasks()  # what the app left running ends with the test

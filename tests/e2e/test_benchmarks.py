@@ -266,6 +266,19 @@ def test_plugin_suites_are_timed_test_by_test(tmp_path: Path) -> None:
     assert times.first_wall_ms > times.wall_ms  # the session's app is made in the first test
 
 
+@pytest.mark.parametrize(
+    ("suite", "library"), [("respx_get", "respx"), ("httpserver_get", "pytest_httpserver")]
+)
+def test_the_suites_of_the_other_mocks_run(tmp_path: Path, suite: str, library: str) -> None:
+    pytest.importorskip(library, reason="the bench extra is not installed")
+    (tmp_path / "conftest.py").write_text(plugin_overhead.CONFTEST)
+    assert plugin_overhead.run_suite(tmp_path, suite, 3).wall_ms > 0
+
+
+def test_the_plugin_import_is_timed_in_fresh_processes() -> None:
+    assert plugin_overhead.import_ms(samples=1) > 0
+
+
 def test_servers_start_without_the_sandbox_s_bytecode_switch(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
