@@ -147,7 +147,8 @@ $(CBENCH): $(CSTAMP)
 	touch $@
 
 bench: $(CBENCH) wrk compiled-copy
-	cd $(COPY) && $(CURDIR)/$(CBIN)/python -m benchmarks --out $(CURDIR)/benchmarks/latest.json
+	cd $(COPY) && $(CURDIR)/$(CBIN)/python -m benchmarks --out $(CURDIR)/benchmarks/latest.json \
+		--pure-sources $(CURDIR)
 
 bench-soak: $(CSTAMP) wrk compiled-copy
 	cd $(COPY) && $(CURDIR)/$(CBIN)/python -m benchmarks --only soak --soak 300 \

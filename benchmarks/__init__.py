@@ -1,7 +1,7 @@
 """`make bench`: our server side by side with a bare Starlette + uvicorn reference app.
 
 Every figure is measured on both, one server at a time, on loopback, with wrk as the load
-generator, and reported as ours / reference / ratio with the issue's target and a verdict. The
+generator, and reported as ours / reference / ratio with its target and a verdict. The
 package is a tool, not part of the mock: it talks to servers only over HTTP and starts and stops
 only the processes it spawned.
 

@@ -30,6 +30,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--only", default=",".join(GROUPS), help=f"some of {','.join(GROUPS)}")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the JSON goes")
     parser.add_argument("--quick", action="store_true", help="short runs, a 10k seed: a smoke test")
+    parser.add_argument(
+        "--pure-sources",
+        type=Path,
+        help="a checkout whose mockserver/ sources a second server runs as Python, to measure "
+        "the pure-Python request path beside the installed (compiled) one",
+    )
     return parser
 
 
@@ -50,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         slice_seconds=args.slice,
         groups=groups,
         run_id=str(os.getpid()),
+        pure_sources=args.pure_sources,
     )
     if args.quick:
         options.seconds, options.rounds, options.warmup, options.page_seconds = 2.0, 1, 0.5, 1.0

@@ -1,4 +1,4 @@
-"""Rows of a run: ours, the reference's, their ratio, the issue's target and a verdict.
+"""Rows of a run: ours, the reference's, their ratio, its target and a verdict.
 
 A run is written as JSON (`benchmarks/latest.json` by default) and printed as a text table;
 `python -m benchmarks.report FILE` prints the Markdown table the README carries, so the README
@@ -25,7 +25,7 @@ from .servers import repo_root
 
 @dataclass(frozen=True)
 class Target:
-    """An issue-10 target: `ratio` compares ours to the reference, `value` ours alone."""
+    """A target: `ratio` compares ours to the reference, `value` ours alone."""
 
     kind: str  # "ratio>=", "ratio<=", "value<="
     limit: float

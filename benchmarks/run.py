@@ -8,11 +8,12 @@ targets are results, not failures.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import statistics
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from .servers import Server, running, spawn
 GROUPS = ("startup", "load", "pages", "reset", "rss", "soak", "webhooks", "pytest")
 OURS = "ours"
 REF = "reference"
+PURE = "pure"  # ours again, from the sources: the request path as Python
 
 
 def _log(line: str) -> None:
@@ -53,6 +55,9 @@ class Options:
     plugin_repeat: int = 3  # runs of each suite (the best counts)
     plugin_imports: int = 11  # fresh processes timing the plugin's import (the median counts)
     run_id: str = "0"
+    # A checkout whose mockserver/ sources a second server of ours imports first (PYTHONPATH),
+    # to measure the pure-Python request path beside the compiled one; None: not measured.
+    pure_sources: Path | None = None
     log: Callable[[str], None] = field(default=_log)
 
 
@@ -64,11 +69,13 @@ def ours_command(seed: Path | None) -> list[str]:
 
 
 REFERENCE = [sys.executable, "-m", "benchmarks.reference_app", "--port", "{port}"]
+# (key, label, the compiled build's target ratio to the reference, its p99 bound in ms, the
+# pure-Python path's target ratio: None where there is none).
 LOADS = (
-    ("get", "GET /v1/documents/{id}", 0.75, 5.0),
-    ("list", "GET /v1/documents?limit=20", 0.7, 5.0),
-    ("create", "POST /v1/documents, unique Idempotency-Key", 0.6, 10.0),
-    ("advance", "POST /v1/workflows/{id}/advance", None, None),
+    ("get", "GET /v1/documents/{id}", 1.1, 5.0, 0.7),
+    ("list", "GET /v1/documents?limit=20", 1.1, 5.0, 0.75),
+    ("create", "POST /v1/documents, unique Idempotency-Key", 0.9, 10.0, 0.6),
+    ("advance", "POST /v1/workflows/{id}/advance", None, None, None),
 )
 
 
@@ -77,7 +84,7 @@ def _at_most(limit: float) -> Target:
 
 
 def rows(options: Options) -> list[Row]:
-    """Every row of the table, in order, with the targets of issue 10."""
+    """Every row of the table, in order, with its target where it has one."""
     n = f"{options.big_documents // 1000}k"
     deepest = options.depths[-1]
     table = [
@@ -87,12 +94,16 @@ def rows(options: Options) -> list[Row]:
         Row("history.big", f"first audit read after start-up, {n} seed", "ms"),
         Row("history.big.cold", f"first audit read after start-up, {n} seed, cache off", "ms"),
     ]
-    for key, label, ratio, p99 in LOADS:
+    for key, label, ratio, p99, _ in LOADS:
         table += [
             Row(f"{key}.rps", label, "req/s", None if ratio is None else Target("ratio>=", ratio)),
             Row(f"{key}.p50", f"{label}, p50", "ms"),
             Row(f"{key}.p99", f"{label}, p99", "ms", None if p99 is None else _at_most(p99)),
         ]
+    for key, label, _, _, pure_ratio in LOADS:
+        if pure_ratio is not None:
+            target = Target("ratio>=", pure_ratio)
+            table.append(Row(f"pure.{key}.rps", f"{label}, pure Python", "req/s", target))
     for depth in options.depths:
         table.append(Row(f"page.{depth}", f"page at cursor depth {depth}, {n} seed", "req/s"))
     ready = "reset until the next read answers"
@@ -289,10 +300,10 @@ class Run:
         results = figures.startups(starts, times, self.options.startup_budget)
         self.put_startups("startup.default", results)
         servers = {side: server for side, (_, server) in results.items()}
-        with running(servers[OURS]), running(servers[REF]):
+        with running(servers[OURS]), running(servers[REF]), self.pure_server() as pure:
             if self.wants("startup"):  # the reference loads no seed: one start-up for both
                 self.put("startup.big", REF, self.report.row("startup.default").reference)
-            self.loads(servers)
+            self.loads(servers if pure is None else {**servers, PURE: pure})
             self.pages(REF, servers[REF])
             self.resets(OURS, servers[OURS], "default", times=30)
             for seed in ("default", "big"):
@@ -304,6 +315,19 @@ class Run:
             self.backlogs(servers[OURS])
 
     # -- figures ----------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def pure_server(self) -> Iterator[Server | None]:
+        """Ours from the sources of `pure_sources` (the request path as Python), for the load
+        figures; None when there are none to run or no load figure is wanted."""
+        sources = self.options.pure_sources
+        if sources is None or not self.wants("load"):
+            yield None
+            return
+        env = {"PYTHONPATH": str(sources)}
+        server = self.start(PURE, ours_command(None), env)()
+        with running(server):
+            yield server
 
     def loads(self, servers: dict[str, Server]) -> None:
         """Each load figure in alternating rounds (ours then the reference, then the other way
@@ -326,10 +350,10 @@ class Run:
                 return figures.advance(server, o.seconds, expected, self.workdir, fixed_ids)
             return figures.advance(server, o.seconds, expected, self.workdir)
 
-        for key, *_ in LOADS:
+        for key, *_, pure_ratio in LOADS:
             rounds: dict[str, list[LoadResult]] = {}
             for number in range(o.rounds):
-                order = list(servers.items())
+                order = [(s, v) for s, v in servers.items() if s != PURE or pure_ratio]
                 for side, server in order if number % 2 == 0 else order[::-1]:
                     try:
                         result = measure(key, server, side)
@@ -340,9 +364,14 @@ class Run:
                     rounds.setdefault(side, []).append(result)
             for side, results in rounds.items():
                 chosen = median_round(results)
+                if side == PURE:
+                    self.put(f"pure.{key}.rps", OURS, chosen.rps)
+                    continue
                 self.put_load(key, side, chosen)
                 if key == "create":
                     create_rps[side] = chosen.rps
+                if key != "advance" and side == REF and PURE in servers:
+                    self.put(f"pure.{key}.rps", REF, chosen.rps)
 
     def put_load(self, key: str, side: str, result: LoadResult) -> None:
         note = ""
