@@ -23,7 +23,7 @@ import importlib
 from types import ModuleType
 from typing import Any, Final, cast, final
 
-from mockserver.serving.asgi import Message, Send
+from mockserver.serving.asgi import ASGIApp, Message, Receive, Scope, Send
 
 
 def _httptools() -> ModuleType | None:
@@ -51,6 +51,20 @@ def direct(send: Send) -> Send:
     if _CYCLE is None or type(cycle) is not _CYCLE:
         return send
     return HeadWriter(cycle, send).send
+
+
+class HeadWriting:
+    """An app that answers HTTP through `direct`: under uvicorn's httptools protocol its
+    response heads are written here, otherwise nothing changes. How `mockserver run` and the
+    test servers serve the app (`server.py`)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            send = direct(send)
+        await self.app(scope, receive, send)
 
 
 def _plain_name(name: bytes) -> bool:

@@ -11,24 +11,11 @@ from typing import Any
 
 import uvicorn
 
-from mockserver.serving.asgi import ASGIApp, Receive, Scope, Send
+from mockserver.serving.asgi import ASGIApp
 from mockserver.serving.certs import TlsFiles
-from mockserver.serving.head_writer import direct
+from mockserver.serving.head_writer import HeadWriting
 from mockserver.serving.https_only import https_only
 from mockserver.serving.one_write import one_write_protocol
-
-
-class HeadWriting:
-    """The app, answering HTTP through `head_writer.direct`: under uvicorn's httptools
-    protocol the response heads are written by the head writer, otherwise nothing changes."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            send = direct(send)
-        await self.app(scope, receive, send)
 
 
 def protocol_options(tls: TlsFiles | None) -> dict[str, Any]:
