@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import NoReturn
 
 from mockserver.core.clock import format_ts, parse_ts
 from mockserver.core.config import DEFAULT_START_TIME
@@ -117,6 +118,18 @@ class _SeedBuilder:
         if first is not path:
             where = render_path((*first, key))
             fail(path, key, f"duplicate {kind} '{ident}' (first at {where})")
+
+    def missing(self, section: str, kind: str, ident: object, path: PathT, key: str) -> NoReturn:
+        """Refuse a reference to a `kind` this environment does not hold: silently when it
+        names a record already reported and skipped, else saying whether it is a typo or a
+        record of another account or environment."""
+        if not isinstance(ident, str):  # a list or a mapping names no record
+            fail(path, key, f"no such {kind}: {show(ident)}")
+        if ident in self.skipped:
+            raise _RefersToSkipped
+        elsewhere = self.anywhere(section, ident)
+        problem = "belongs to another account or environment" if elsewhere else f"no such {kind}"
+        fail(path, key, f"{problem}: {show(ident)}")
 
     def anywhere(self, section: str, ident: str) -> bool:
         """Whether any environment of the raw file lists `ident` under `section` (vaults or
@@ -305,11 +318,7 @@ class _SeedBuilder:
         vault_id = raw["vault_id"]
         vault = vaults.get(vault_id) if type(vault_id) is str else None
         if vault is None:
-            if vault_id in self.skipped:
-                raise _RefersToSkipped
-            elsewhere = type(vault_id) is str and self.anywhere("vaults", vault_id)
-            problem = "belongs to another account or environment" if elsewhere else "no such vault"
-            fail(path, "vault_id", f"{problem}: {show(vault_id)}")
+            self.missing("vaults", "vault", vault_id, path, "vault_id")
         title = text(raw["title"], path, "title", self.seed.limits.title_max)
         status = choice(raw["status"], path, "status", DOCUMENT_STATUSES)
         created_at = self.reference.moment(raw["created_at"], path, "created_at")
@@ -414,13 +423,7 @@ class _SeedBuilder:
         doc_id = raw["document_id"]
         doc = documents.get(doc_id) if type(doc_id) is str else None
         if doc is None:
-            if doc_id in self.skipped:
-                raise _RefersToSkipped
-            elsewhere = type(doc_id) is str and self.anywhere("documents", doc_id)
-            problem = (
-                "belongs to another account or environment" if elsewhere else "no such document"
-            )
-            fail(path, "document_id", f"{problem}: {show(doc_id)}")
+            self.missing("documents", "document", doc_id, path, "document_id")
         status = choice(raw["status"], path, "status", WORKFLOW_STATUSES)
         created_at = self.reference.moment(raw["created_at"], path, "created_at")
         if created_at < doc.created_at:

@@ -336,6 +336,7 @@ REPLACED = [
     ("role: owner", "role: ''", 26, "members[0].role: must not be empty"),
     ("vault_id: vault_a", "vault_id: vault_zz", 29, "vault_id: no such vault: 'vault_zz'"),
     ("vault_id: vault_a", "vault_id: vault_live", 29, "belongs to another account or env"),
+    ("vault_id: vault_a", "vault_id: [vault_a]", 29, "vault_id: no such vault: a list"),
     ("status: draft", "status: drafted", 31, "documents[0].status: unknown status"),
     ('"2025-02-01T', '"2024-12-31T', 32, "created_at: is before the created_at of vault"),
     (f"sha256: {SHA_A}", f"sha256: {SHA_A.upper()}", 33, "sha256: must be 64 lowercase hex"),
