@@ -3,7 +3,8 @@
 `Sandbox.build(settings)` loads the seed (raising SeedError before anything runs) and wires the
 parts together: the store (worlds, clock, scheduler, credentials, idempotency and rate
 windows), the scenario engine, the webhook delivery engine, the request journal and the
-account factory. `control` is the facade that every way of steering the sandbox calls: the
+account factory. `api` runs the `/v1` operations (typed calls to typed answers); `control` is
+the facade that every way of steering the sandbox calls: the
 `/_mock` endpoints, the inspector, the CLI and the pytest plugin.
 
 The web layer (`mockserver.web.app.create_app`) builds one sandbox and serves it.
@@ -19,6 +20,7 @@ from mockserver.core.resources import data_dir, default_seed_path
 from mockserver.domain.accounts import AccountFactory
 from mockserver.domain.models import SeedData
 from mockserver.domain.store import Store
+from mockserver.engine.api import Api
 from mockserver.engine.control import Control
 from mockserver.engine.journal import Journal
 from mockserver.scenarios.engine import ScenarioEngine
@@ -55,6 +57,7 @@ class Sandbox:
         self.webhooks = webhooks
         self.journal = journal
         self.accounts = AccountFactory(store)
+        self.api = Api(store, webhooks)
         self.control = Control(self)
 
     @classmethod

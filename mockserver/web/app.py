@@ -46,7 +46,7 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     settings = settings or Settings()
     sandbox = Sandbox.build(settings, seed)
     admin = admin_routes() + admin_webhook_routes() + scenario_routes() + inspector_routes()
-    routes = v1_routes() + (admin if settings.admin else [])
+    routes = v1_routes(sandbox.api) + (admin if settings.admin else [])
     app = MockApp(
         routes=routes,
         lifespan=lambda _: sandbox.running(),  # webhook HTTP client; real-clock timer ticks

@@ -17,9 +17,9 @@ from mockserver.domain import validation as v
 from mockserver.domain import views
 from mockserver.engine.control import Control
 from mockserver.web.body import read_control_json
+from mockserver.web.context import webhooks_of
 from mockserver.web.control_api import admin
 from mockserver.web.render import json_response
-from mockserver.web.webhooks_api import engine_of
 from mockserver.webhooks.deliveries import DELIVERY_STATUSES, delivery_view
 
 WAIT_MAX = 600.0  # seconds
@@ -31,7 +31,7 @@ async def list_deliveries(request: Request, control: Control) -> Response:
     status = query.get("status")
     if status is not None:
         v.choice(status, "status", DELIVERY_STATUSES)
-    selected = engine_of(request).journal.select(
+    selected = webhooks_of(request).journal.select(
         endpoint_id=query.get("endpoint_id"),
         event_id=query.get("event_id"),
         event_type=query.get("event_type"),
@@ -50,7 +50,7 @@ async def redeliver(request: Request, control: Control) -> Response:
 async def wait(request: Request, control: Control) -> Response:
     """Wait until every attempt under way has finished (each ends within the delivery timeout);
     `idle` is false if some were still running after `timeout` seconds."""
-    engine = engine_of(request)
+    engine = webhooks_of(request)
     timeout = engine.timeout + 5.0
     if await request.body():
         raw = (await read_control_json(request)).get("timeout")

@@ -3,9 +3,7 @@
 Starlette decodes a query leniently (invalid UTF-8 becomes U+FFFD, a stray `%` stays as it is,
 raw non-ASCII bytes are read as Latin-1), so a client bug would silently become a different
 value. The mock answers 400 `bad_request` instead, and caps the query's size so a huge one
-costs nothing to refuse. A repeated parameter is 422 naming it (`refuse_repeated`, run by the
-endpoint wrapper once the credential and scope have passed, on the parsed query the handler
-reads too).
+costs nothing to refuse. (A repeated parameter is the engine's 422: `engine.api`.)
 """
 
 from __future__ import annotations
@@ -13,10 +11,9 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote_to_bytes
 
-from starlette.datastructures import QueryParams
 from starlette.types import Scope
 
-from mockserver.core.errors import BadRequest, ValidationError
+from mockserver.core.errors import BadRequest
 
 MAX_QUERY = 8 * 1024  # bytes of the raw query string
 _BAD_ESCAPE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
@@ -42,16 +39,3 @@ def check_query(scope: Scope) -> None:
             unquote_to_bytes(query).decode("utf-8")
         except UnicodeDecodeError:
             raise BadRequest("The query string's percent-encoded bytes are not UTF-8.") from None
-
-
-def refuse_repeated(query: QueryParams) -> None:
-    """422 naming the first query parameter given more than once: the mock never silently
-    picks one of two values."""
-    pairs = query.multi_items()
-    if len(pairs) == len(query):
-        return
-    seen: set[str] = set()
-    for name, _ in pairs:
-        if name in seen:
-            raise ValidationError(f"Query parameter '{name}' was given more than once.", param=name)
-        seen.add(name)

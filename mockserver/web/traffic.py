@@ -28,8 +28,9 @@ from mockserver.domain.idempotency import Record
 from mockserver.domain.models import ApiKey
 from mockserver.domain.ratelimit import ANONYMOUS_PLAN, Verdict
 from mockserver.domain.store import Store
+from mockserver.engine.calls import principal_for
 from mockserver.web.body import MAX_BODY
-from mockserver.web.context import RequestContext, principal_for
+from mockserver.web.context import RequestContext
 from mockserver.web.headers import credential_headers, first_header
 
 if TYPE_CHECKING:

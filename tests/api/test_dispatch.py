@@ -9,7 +9,15 @@ import pytest
 from starlette.applications import Starlette
 from starlette.routing import Match, Route
 
+from mockserver.core.config import Settings
+from mockserver.engine.api import Api
+from mockserver.engine.sandbox import Sandbox
 from mockserver.web.routes import RouteTable, v1_routes
+
+
+def _api() -> Api:
+    return Sandbox.build(Settings(clock_mode="frozen")).api
+
 
 PATHS = [
     "/v1/whoami",
@@ -54,7 +62,7 @@ def _router_pick(
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("path", PATHS)
 def test_the_table_picks_what_the_router_picks_or_nothing(method: str, path: str) -> None:
-    routes = [r for r in v1_routes() if isinstance(r, Route)]
+    routes = [r for r in v1_routes(_api()) if isinstance(r, Route)]
     hit = RouteTable(list(routes)).lookup(method, path)
     picked = _router_pick(routes, method, path)
     if hit is None:  # left to the router: only where the table cannot be sure
@@ -67,7 +75,7 @@ def test_the_table_picks_what_the_router_picks_or_nothing(method: str, path: str
 
 
 def test_every_v1_route_and_method_is_served_by_the_table() -> None:
-    routes = [r for r in v1_routes() if isinstance(r, Route)]
+    routes = [r for r in v1_routes(_api()) if isinstance(r, Route)]
     table = RouteTable(list(routes))
     for route in routes:
         path = route.path.replace("{", "x_").replace("}", "")

@@ -20,15 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 import pytest
-from starlette.responses import Response
 
 from mockserver.core.config import Settings
+from mockserver.engine.calls import Answer, Call
+from mockserver.engine.operations import resources
 from mockserver.testing.live import LiveServer
-from mockserver.web import core_api
 from mockserver.web.app import create_app
-from mockserver.web.context import Call, endpoint
-from mockserver.web.render import json_response
 from tests.support.openapi import without_pending
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
@@ -96,11 +95,11 @@ def test_schemathesis_catches_a_response_that_breaks_the_document(
 ) -> None:
     """The run above can fail: a whoami that loses a field is caught as a schema violation."""
 
-    @endpoint(None)
-    async def broken_whoami(call: Call) -> Response:
-        return json_response({"account_id": call.principal.account_id, "region": "us"})
+    def broken_whoami(call: Call) -> Answer:
+        principal, _ = call.caller()
+        return Answer(orjson.dumps({"account_id": principal.account_id, "region": "us"}))
 
-    monkeypatch.setattr(core_api, "whoami", broken_whoami)
+    monkeypatch.setattr(resources, "whoami", broken_whoami)
     server = LiveServer(create_app(Settings(clock_mode="frozen"))).start()
     try:
         summary, output = run_schemathesis(
