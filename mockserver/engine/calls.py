@@ -18,6 +18,7 @@ from mockserver.domain.store import Store, World
 from mockserver.webhooks.delivery import DeliveryEngine
 
 JSON = "application/json"
+MAX_BODY = 1024 * 1024  # bytes of a request body; past it the answer is 413
 
 
 @final

@@ -13,10 +13,9 @@ import orjson
 from starlette.requests import ClientDisconnect, Request
 
 from mockserver.core.errors import BadRequest, PayloadTooLarge
+from mockserver.engine.calls import MAX_BODY
 from mockserver.web.context import context_of
 from mockserver.web.headers import pairs
-
-MAX_BODY = 1024 * 1024
 
 
 async def read_json_object(

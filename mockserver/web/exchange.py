@@ -19,8 +19,9 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import Message, Send
 
 from mockserver.engine.journal import Entry
+from mockserver.engine.traffic import Headers
 from mockserver.web.compression import _left_alone
-from mockserver.web.traffic import Headers, Ticket
+from mockserver.web.traffic import Ticket
 
 _VARY = (b"vary", b"Accept-Encoding")
 

@@ -28,9 +28,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError
 from mockserver.domain.store import Store
+from mockserver.engine.calls import MAX_BODY
 from mockserver.scenarios.engine import MISSING, RequestView, ScenarioEngine
 from mockserver.scenarios.model import ERROR_TYPES, Deprecation, Rule
-from mockserver.web.body import MAX_BODY
 from mockserver.web.context import context_of
 from mockserver.web.render import JSON, envelope_bytes
 

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl
 from starlette.requests import Request
 
 from mockserver.core.errors import BadRequest, PayloadTooLarge
-from mockserver.web.body import MAX_BODY
+from mockserver.engine.calls import MAX_BODY
 
 FORM = "application/x-www-form-urlencoded"
 MAX_FIELDS = 100

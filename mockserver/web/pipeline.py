@@ -7,8 +7,9 @@ path as sent and every header added below it, bodies before gzip; not `/_mock`),
 pipeline proper. For every request that one: picks the region from a `/us/v1` or `/eu/v1`
 prefix (and strips it, so one route table serves all three base URLs) or from a regional host
 (`hosts.py`), assigns the `req_` request id, adds `X-Request-Id` to the response, refuses a
-malformed query string (`limits.py`), applies rate limits and idempotency keys (`traffic.py`;
-not to `/_mock`, which gets no rate-limit headers), and turns any error escaping the app into
+malformed query string (`limits.py`), applies the engine's rate limits and idempotency keys
+(`engine/traffic.py`, with `traffic.py` reading a keyed body; not to `/_mock`, which gets no
+rate-limit headers), and turns any error escaping the app into
 the service's envelope: an ApiError as itself, anything else as a logged 500 `api_error`.
 """
 
@@ -25,15 +26,17 @@ from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError, InternalError
 from mockserver.domain.store import Store
 from mockserver.engine.journal import Entry, Journal
+from mockserver.engine.traffic import Admission, ForcedLimitHook, Traffic
 from mockserver.web.compression import accepts_gzip
 from mockserver.web.context import CONTEXT, RequestContext
 from mockserver.web.exchange import Exchange
 from mockserver.web.faults import FaultLayer
+from mockserver.web.headers import credential_headers
 from mockserver.web.hosts import routed_region
 from mockserver.web.journal_layer import CONTROL_PLANE, open_entry, recording
 from mockserver.web.limits import check_query
 from mockserver.web.render import JSON, error_bytes
-from mockserver.web.traffic import Admission, ForcedLimitHook, Replay, Traffic
+from mockserver.web.traffic import Replay, claim
 
 log = logging.getLogger("mockserver")
 
@@ -107,21 +110,34 @@ class Pipeline:
         try:
             admission: Admission | None = None
             if not path.startswith(CONTROL_PLANE):
-                admission = self.traffic.admit(scope, path, context)
+                authorization, keys = credential_headers(scope)
+                client = scope.get("client")
+                admission = self.traffic.admit(
+                    authorization, keys, scope["method"], path, client[0] if client else ""
+                )
+                context.principal = admission.principal
+                if admission.refusal is not None:
+                    context.rule = admission.rule
+                    raise admission.refusal
                 exchange.rate_headers = admission.headers
             check_query(scope)
             context.region = routed_region(scope, path_region)
             if admission is not None and admission.idempotency_keys and admission.principal:
-                claim = await self.traffic.claim(
-                    scope, receive, context, admission.principal, admission.idempotency_keys
+                claimed = await claim(
+                    self.traffic,
+                    scope,
+                    receive,
+                    context,
+                    admission.principal,
+                    admission.idempotency_keys,
                 )
-                if isinstance(claim, Replay):
+                if isinstance(claimed, Replay):
                     exchange.replaying = True
-                    for message in claim.messages(exchange.rate_headers):
+                    for message in claimed.messages(exchange.rate_headers):
                         await exchange(message)
                     return
-                if claim is not None:
-                    exchange.ticket, receive = claim, claim.receive
+                if claimed is not None:
+                    exchange.ticket, receive = claimed, claimed.receive
             app = self.faults if self.faults.engine.active else self.app
             await app(scope, receive, exchange)
         except ApiError as error:

@@ -1,0 +1,269 @@
+"""The traffic rules every `/v1` request passes before its operation: rate limits and
+idempotency keys. No HTTP here: the web layer hands in the request's facts (its credential,
+`Idempotency-Key` values, method, path, client address) and the body once it has read it.
+
+`Traffic.admit` resolves the credential once (the operation uses the principal it finds),
+counts the request against its window and gives the `X-RateLimit-*` headers, or the 429 that
+refuses it. A valid API key or OAuth token is limited by its own plan; anything else (no or a
+bad credential, the OAuth endpoints, export downloads, the OpenAPI document) by its client
+address with the sandbox plan.
+
+A POST with an `Idempotency-Key` is decided in two steps around the reading of its body:
+`hold` refuses a bad or repeated key (400) or a key in flight (409) and claims a free key at
+once, so a retry sent while this body is still arriving is refused as in flight rather than run
+twice; `settle`, given the body, refuses a different payload (409), gives the kept response to
+answer again, or lets the request run holding its key. `keep` stores what it answered, and
+`release` lets the key go if it never answered. No await falls between a lookup and its claim,
+so concurrent requests on the one event loop cannot both run a key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, final
+
+from mockserver.core.errors import ApiError, BadRequest, RateLimited
+from mockserver.domain import idempotency
+from mockserver.domain.auth import Principal, require_scope
+from mockserver.domain.idempotency import Record
+from mockserver.domain.models import ApiKey
+from mockserver.domain.ratelimit import ANONYMOUS_PLAN, Verdict
+from mockserver.domain.store import Store
+from mockserver.engine.calls import MAX_BODY, principal_for
+
+if TYPE_CHECKING:
+    from mockserver.scenarios.engine import ForcedLimit
+
+Headers = list[tuple[bytes, bytes]]
+
+# Routes that take no bearer credential: always limited by client address.
+_CREDENTIAL_FREE = ("/v1/oauth/", "/v1/openapi.json")
+_DOWNLOAD = ("/v1/audit_logs/export/", "/download")
+_NOT_IDEMPOTENT = "/v1/oauth/"  # the token endpoint reads a form, not JSON: keys are ignored
+_PRINCIPALS_KEPT = 1024  # distinct Authorization values whose principal is kept
+
+# A scenario's forced 429 burst: (credential, method, path) -> the burst, or None.
+ForcedLimitHook = Callable[[str, str, str], "ForcedLimit | None"]
+
+
+@final
+class Admission:
+    """A counted request: its rate-limit headers, its caller (None: anonymous), the values of
+    its `Idempotency-Key` headers (a POST to an operation that takes JSON only), and, when it
+    is refused, the 429 and the scenario rule that forced it (if one did)."""
+
+    __slots__ = ("headers", "idempotency_keys", "principal", "refusal", "rule")
+
+    def __init__(
+        self,
+        headers: Headers,
+        principal: Principal | None,
+        idempotency_keys: list[str],
+        refusal: RateLimited | None = None,
+        rule: str | None = None,
+    ) -> None:
+        self.headers = headers
+        self.principal = principal
+        self.idempotency_keys = idempotency_keys
+        self.refusal = refusal
+        self.rule = rule
+
+
+@final
+class Hold:
+    """A POST's idempotency key while its body arrives: the key's scope, and the record this
+    request holds (None: the key had a kept result, looked at again once the body is in; or
+    the key was let go)."""
+
+    __slots__ = ("record", "scope_key")
+
+    def __init__(self, scope_key: idempotency.Scope, record: Record | None) -> None:
+        self.scope_key = scope_key
+        self.record = record
+
+
+def _credential_free(path: str) -> bool:
+    return path.startswith(_CREDENTIAL_FREE) or (
+        path.startswith(_DOWNLOAD[0]) and path.endswith(_DOWNLOAD[1])
+    )
+
+
+def _rate_headers(limit: int, verdict: Verdict) -> Headers:
+    limit_header = _LIMIT_HEADERS.get(limit)
+    if limit_header is None:
+        limit_header = (b"x-ratelimit-limit", str(limit).encode())
+        if len(_LIMIT_HEADERS) < 64:  # plans have a handful of limits
+            _LIMIT_HEADERS[limit] = limit_header
+    return [
+        limit_header,
+        (b"x-ratelimit-remaining", str(verdict.remaining).encode()),
+        (b"x-ratelimit-reset", str(verdict.reset).encode()),
+    ]
+
+
+_LIMIT_HEADERS: dict[int, tuple[bytes, bytes]] = {}
+
+
+def _refusal(limit: int, burst: int, verdict: Verdict) -> RateLimited:
+    return RateLimited(
+        f"Rate limit exceeded: at most {burst} requests in any 60 seconds "
+        f"(sustained rate {limit}/min). Retry after {verdict.retry_after} s.",
+        headers={
+            "X-RateLimit-Limit": str(limit),
+            "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset": str(verdict.reset),
+            "Retry-After": str(verdict.retry_after),
+        },
+    )
+
+
+def _describes(principal: Principal, key: ApiKey) -> bool:
+    """Whether `principal` is what `principal_for_key` gives for `key` as it is now."""
+    return (
+        not key.revoked
+        and principal.credential == key.key
+        and principal.scopes is key.scopes
+        and principal.account_id == key.account_id
+        and principal.environment == key.environment
+        and principal.actor == key.owner
+        and principal.rate_limit == key.rate_limit
+        and principal.burst == key.burst
+    )
+
+
+class Traffic:
+    """Rate limiting and idempotency over one store."""
+
+    __slots__ = ("_principals", "forced_limit", "store")
+
+    def __init__(self, store: Store, forced_limit: ForcedLimitHook | None = None) -> None:
+        self.store = store
+        self.forced_limit = forced_limit
+        self._principals: dict[bytes, tuple[ApiKey, Principal]] = {}
+
+    def admit(
+        self,
+        authorization: bytes | None,
+        keys: list[str],
+        method: str,
+        path: str,
+        client: str,
+    ) -> Admission:
+        """Count the request (`authorization`: its first `Authorization` value; `keys`: its
+        `Idempotency-Key` values; `client`: its address). A full window gives an Admission
+        with the 429 to answer."""
+        principal = None
+        if authorization is not None and not _credential_free(path):
+            principal = self._principal(authorization)
+        now = self.store.clock.now()
+        if principal is None:
+            limit, burst = ANONYMOUS_PLAN
+            verdict = self.store.rate_limits.hit_anonymous(client, now)
+        else:
+            limit, burst = principal.rate_limit, principal.burst
+            hook = self.forced_limit
+            forced = None if hook is None else hook(principal.credential, method, path)
+            if forced is not None:  # a scenario's burst: the window counts as full, uncounted
+                verdict = Verdict(False, 0, forced.reset_at, forced.retry_after)
+                refusal = _refusal(limit, burst, verdict)
+                return Admission([], principal, [], refusal, forced.rule)
+            verdict = self.store.rate_limits.hit(principal.credential, burst, now)
+        if not verdict.admitted:
+            return Admission([], principal, [], _refusal(limit, burst, verdict))
+        if not keys or method != "POST" or path.startswith(_NOT_IDEMPOTENT):
+            keys = []
+        return Admission(_rate_headers(limit, verdict), principal, keys)
+
+    def _principal(self, authorization: bytes) -> Principal | None:
+        """The caller behind an Authorization header, or None (the operation answers 401; the
+        address is limited meanwhile). An API key's principal is kept, and used again while
+        the store holds the same key object, unrevoked and unchanged."""
+        cached = self._principals.get(authorization)
+        if cached is not None:
+            key, principal = cached
+            if self.store.keys.get(key.key) is key and _describes(principal, key):
+                return principal
+        try:
+            principal = principal_for(self.store, authorization.decode("latin-1"))
+        except ApiError:
+            return None
+        found = self.store.keys.get(principal.credential)
+        if found is not None and _describes(principal, found):  # an API key, not OAuth
+            if len(self._principals) >= _PRINCIPALS_KEPT:
+                self._principals.clear()
+            self._principals[authorization] = (found, principal)
+        return principal
+
+    def hold(self, principal: Principal, keys: list[str], declared_length: int) -> Hold | None:
+        """Before the body: 400 for a bad or repeated key, 409 for a key in flight; claim a
+        free key. None: run the request as if it had no key, because its declared body is over
+        the size limit (the operation answers 413 without reading it)."""
+        if len(keys) > 1:
+            raise BadRequest(
+                f"The {idempotency.HEADER} header was given more than once.",
+                param=idempotency.HEADER,
+            )
+        key = idempotency.check_key(keys[0])
+        if declared_length > MAX_BODY:
+            return None
+        records = self.store.idempotency
+        scope_key = idempotency.scope_of(principal.account_id, principal.environment, key)
+        record = records.lookup(scope_key, self.store.clock.now())
+        if record is not None and not record.done:
+            raise idempotency.in_flight()
+        return Hold(scope_key, records.begin(scope_key) if record is None else None)
+
+    def settle(
+        self,
+        hold: Hold,
+        principal: Principal,
+        method: str,
+        routed: str | None,
+        path: str,
+        body: bytes,
+    ) -> tuple[Any, bytes | None]:
+        """With the whole body: (the body parsed as JSON, or None if it is not JSON; the kept
+        response to answer again, or None: the request runs holding the key). 409 for a key in
+        flight or a different payload; a replay checks the scope the kept operation needed.
+        `routed`: the request's routed region (None: the caller's default)."""
+        records = self.store.idempotency
+        account = self.store.accounts.get(principal.account_id)
+        region = routed or (account.default_region if account else "")
+        fingerprint, value = idempotency.fingerprint_and_value(method, region, path, body)
+        mine = hold.record
+        if mine is None:  # the key had a kept result: look again, the body took time
+            record = records.lookup(hold.scope_key, self.store.clock.now())
+            if record is None:
+                mine = hold.record = records.begin(hold.scope_key)
+            elif not record.done:
+                raise idempotency.in_flight()
+            elif record.fingerprint != fingerprint:
+                raise idempotency.mismatch()
+            else:
+                require_scope(principal, record.permission or None)
+                kept: bytes = record.response
+                return value, kept
+        mine.fingerprint = fingerprint
+        return value, None
+
+    def keep(self, hold: Hold, permission: str | None, status: int, response: bytes) -> None:
+        """The request answered: keep `response` (its status says whether it executed) for
+        the operation's `permission`; None: no operation ran (an unknown route), keep
+        nothing."""
+        record, hold.record = hold.record, None
+        if record is None:
+            return
+        if permission is None:
+            self.store.idempotency.abandon(hold.scope_key, record)
+            return
+        record.permission = permission
+        self.store.idempotency.complete(
+            hold.scope_key, record, status, response, self.store.clock.now()
+        )
+
+    def release(self, hold: Hold) -> None:
+        """Let the key go if the request held it and kept nothing (it failed before it
+        answered, or was cut off)."""
+        record, hold.record = hold.record, None
+        if record is not None:
+            self.store.idempotency.abandon(hold.scope_key, record)
