@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 from starlette.requests import ClientDisconnect, Request
+from starlette.types import Message, Receive, Scope
 
 from mockserver.core.errors import BadRequest, PayloadTooLarge
 from mockserver.engine.calls import MAX_BODY
@@ -23,7 +24,21 @@ async def read_json_object(
 ) -> dict[str, Any]:
     """The body as a JSON object; 413 over `max_bytes`, 400 when absent or not a JSON object,
     and 400 when declared as another media type unless `any_content_type`."""
-    declared, content_type = _length_and_type(pairs(request.scope.get("headers") or []))
+    if hasattr(request, "_body"):  # read before, by `request.body()`: Starlette keeps it
+        body = await request.body()
+
+        async def again() -> Message:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        return await read_json(request.scope, again, max_bytes, any_content_type)
+    return await read_json(request.scope, request.receive, max_bytes, any_content_type)
+
+
+async def read_json(
+    scope: Scope, receive: Receive, max_bytes: int = MAX_BODY, any_content_type: bool = False
+) -> dict[str, Any]:
+    """`read_json_object` of the request `scope` whose body `receive` gives."""
+    declared, content_type = _length_and_type(pairs(scope.get("headers") or []))
     if declared is not None and declared.isdigit() and int(declared) > max_bytes:
         raise PayloadTooLarge(f"Request body exceeds the limit of {max_bytes} bytes.")
     media = content_type.split(";", 1)[0].strip().lower()
@@ -34,8 +49,8 @@ async def read_json_object(
         and not media.endswith("+json")
     ):
         raise BadRequest(f"Unsupported Content-Type '{media}'. Send the body as application/json.")
-    raw = await _read(request, max_bytes)
-    context = context_of(request.scope)  # a keyed request's body was parsed for its fingerprint
+    raw = await _read(receive, max_bytes)
+    context = context_of(scope)  # a keyed request's body was parsed for its fingerprint
     kept = context.parsed_body if context is not None else None
     if kept is not None and kept[0] == raw:  # the bytes the fingerprint parsed: reuse its object
         value: dict[str, Any] = kept[1]
@@ -70,16 +85,9 @@ def _length_and_type(headers: list[tuple[bytes, bytes]]) -> tuple[str | None, st
     return length, content_type or ""
 
 
-async def _read(request: Request, max_bytes: int) -> bytes:
+async def _read(receive: Receive, max_bytes: int) -> bytes:
     """The whole body, 413 past `max_bytes`: what `request.stream()` gives, read in a loop
-    without its async generator (a handler reads the body once; a control-plane handler may
-    have read it with `request.body()` before)."""
-    if hasattr(request, "_body"):  # read before, by `request.body()`: Starlette keeps it
-        body = await request.body()
-        if len(body) > max_bytes:
-            raise PayloadTooLarge(f"Request body exceeds the limit of {max_bytes} bytes.")
-        return body
-    receive = request.receive
+    without its async generator."""
     chunks: list[bytes] = []
     size = 0
     while True:

@@ -1,7 +1,8 @@
 """The innermost layer: a request to its handler.
 
-`/v1` routes are found by `RouteTable` and their endpoints called directly: no scan of every
-route's regex, no per-route exception wrappers. Everything the table does not serve (the
+`/v1` routes are found by `RouteTable` and their operations served directly from the scope (no
+Starlette Request or Response is built for them): no scan of every route's regex, no per-route
+exception wrappers. Everything the table does not serve (the
 control plane, unknown paths and methods, trailing slashes) goes through Starlette's router
 behind its ExceptionMiddleware, exactly as it did when the whole app was a Starlette stack.
 Either way an unknown URL or method ends as the 404 `not_found` envelope (`unknown_route`).
@@ -17,9 +18,10 @@ from starlette.routing import Router
 from starlette.types import Receive, Scope, Send
 
 from mockserver.core.errors import NotFound
+from mockserver.engine.traffic import Headers
 from mockserver.web.context import context_of
+from mockserver.web.operations import OperationRoute, json_head, render
 from mockserver.web.query import ApiRequest
-from mockserver.web.render import JsonBytes
 from mockserver.web.routes import RouteTable
 
 
@@ -49,20 +51,31 @@ class Dispatcher:
         scope["route"] = route
         scope["endpoint"] = endpoint
         scope["path_params"] = params
+        if type(route) is OperationRoute:  # the engine's answer, with no Request or Response
+            answer = await route.server.serve(scope, receive)
+            headers = json_head(answer)
+            if headers is not None:
+                await _send_whole(scope, send, answer.status, headers, answer.body, answer.kept)
+            else:
+                await render(answer)(scope, receive, send)
+            return
         request = ApiRequest(scope, receive, send)
         try:
             response = await endpoint(request)
         except HTTPException as exc:  # what the router's exception handler makes of it
             await unknown_route(request, exc)
             raise
-        if type(response) is JsonBytes:  # what Response.__call__ sends, one call fewer
-            status, headers = response.status_code, response.raw_headers
-            context = context_of(scope)
-            exchange = context.exchange if context is not None else None
-            if exchange is not None and send is exchange:  # both messages in one call
-                await exchange.respond(status, headers, response.body, response.kept)
-                return
-            await send({"type": "http.response.start", "status": status, "headers": headers})
-            await send({"type": "http.response.body", "body": response.body})
-        else:
-            await response(scope, receive, send)
+        await response(scope, receive, send)
+
+
+async def _send_whole(
+    scope: Scope, send: Send, status: int, headers: Headers, body: bytes, kept: bool
+) -> None:
+    """A whole response: to the pipeline's exchange in one call, else as the two messages."""
+    context = context_of(scope)
+    exchange = context.exchange if context is not None else None
+    if exchange is not None and send is exchange:  # both messages in one call
+        await exchange.respond(status, headers, body, kept)
+        return
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -112,7 +112,7 @@ class Exchange:
     async def respond(self, status: int, headers: Headers, body: bytes, kept: bool = False) -> None:
         """A whole response (a start, then one last body chunk) from the app: exactly what
         calling this with those two messages does, without building and reading them back
-        (the dispatcher's `JsonBytes` path, every API answer but a few)."""
+        (the dispatcher's path for an operation's JSON answer, every API answer but a few)."""
         if self.replaying:  # never while the app runs; kept for the exact equivalence
             await self(_start(status, headers))
             await self({"type": "http.response.body", "body": body})

@@ -12,15 +12,12 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from mockserver.engine.api import Api
-from mockserver.web.operations import endpoint_for
+from mockserver.web.operations import OperationRoute
 
 
 def v1_routes(api: Api) -> list[BaseRoute]:
     """A route per operation of the engine's table, in its order."""
-    return [
-        Route(op.path, endpoint_for(api, op), methods=[op.method], name=op.run.__name__)
-        for op in api.operations
-    ]
+    return [OperationRoute(api, op) for op in api.operations]
 
 
 # (endpoint, the route, its path parameters) of a request the table serves.
