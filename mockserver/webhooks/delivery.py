@@ -16,8 +16,8 @@ failure too). A hostile receiver costs a bounded amount:
   it;
 - bytes: only the status line and headers are read, at most `ANSWER_HEAD_MAX` (httpcore's h11
   limit; a longer head is a failed attempt) plus one socket read past them; the body is never
-  read, the connection is closed as soon as the status is known, so a 1 GiB answer costs no
-  more than an empty one;
+  read, the connection is closed as soon as the status is known, and the socket's receive
+  buffer is small (`RECEIVE_BUFFER`), so a 1 GiB answer costs hardly more than an empty one;
 - memory: see `deliveries` (queues, attempts and errors are capped).
 
 One shared `httpx.AsyncClient` per event loop, made on its first delivery (httpx is imported
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -67,6 +68,7 @@ USER_AGENT = "mockserver-webhooks/1"
 # Bytes of a receiver's status line and headers read at most: httpcore's limit for h11 (the
 # body is never read). A test holds httpcore to it.
 ANSWER_HEAD_MAX = 100 * 1024
+RECEIVE_BUFFER = 32 * 1024  # SO_RCVBUF of a delivery's socket (Linux doubles it)
 
 
 class DeliveryEngine:
@@ -312,11 +314,18 @@ class DeliveryEngine:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.timeout),
+            transport = httpx.AsyncHTTPTransport(
                 limits=httpx.Limits(max_keepalive_connections=0),
-                follow_redirects=False,
                 trust_env=False,  # receivers are reached directly, never through a proxy
+                # A small, fixed receive buffer: what a receiver can push at the mock before
+                # the attempt closes the connection (the body it never reads) stays small.
+                socket_options=[(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)],
+            )
+            client = httpx.AsyncClient(
+                transport=transport,
+                timeout=httpx.Timeout(self.timeout),
+                follow_redirects=False,
+                trust_env=False,
             )
             self._clients[loop] = client
         return client

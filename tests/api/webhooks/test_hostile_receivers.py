@@ -75,7 +75,7 @@ def test_a_gigabyte_answer_is_not_read(strict_deadline: httpx.Client) -> None:
     [attempt] = delivery["attempts"]
     assert (attempt["status_code"], attempt["error"]) == (200, None)
     assert delivery["status"] == "succeeded"
-    assert sent < 32 * MIB, f"{sent / MIB:.0f} MiB of the body were taken"
+    assert sent < 8 * MIB, f"{sent / MIB:.0f} MiB of the body were taken"
 
 
 def test_a_redirect_is_a_failed_attempt_and_is_not_followed(
