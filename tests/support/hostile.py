@@ -9,6 +9,7 @@ way: it reads the request head and body, then
     redirect   answers 307 to its own `/followed` path (a request there is recorded)
     reset      closes with a TCP reset (SO_LINGER 0) instead of an answer
     long_head  answers a 200 whose headers never end (a 4 KiB header line after another)
+    ok         (the control, not hostile) answers 200 with no body at once
 
 Everything runs on plain sockets in daemon threads, and every wait is bounded (`LONGEST`), so
 a forgotten receiver ends on its own. `sent` counts the bytes the kernel accepted from it, which
@@ -25,6 +26,7 @@ import time
 from types import TracebackType
 
 KINDS = ("hang", "drip", "gigabyte", "redirect", "reset", "long_head")
+CONTROL = "ok"  # not hostile: answers 200 at once, to tell what deliveries cost by themselves
 GIB = 1024**3
 LONGEST = 60.0  # seconds a connection may be held, whatever the kind
 CHUNK = 64 * 1024
@@ -39,7 +41,7 @@ class HostileReceiver:
     """A loopback receiver behaving as `kind` to every request; a `with` block runs it."""
 
     def __init__(self, kind: str, *, interval: float = 1.0) -> None:
-        if kind not in KINDS:
+        if kind not in (*KINDS, CONTROL):
             raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
         self.kind = kind
         self.interval = interval  # seconds between two bytes of a drip
@@ -112,6 +114,9 @@ class HostileReceiver:
         conn.sendall(data)
         with self._lock:
             self.sent += len(data)
+
+    def _ok(self, conn: socket.socket) -> None:
+        self._send(conn, b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 
     def _hang(self, conn: socket.socket) -> None:
         self._stop.wait(LONGEST)
