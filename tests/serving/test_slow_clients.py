@@ -3,7 +3,9 @@ others are served meanwhile."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -101,9 +103,13 @@ def test_a_connection_that_sends_nothing_is_closed(guarded: GuardedServer) -> No
         assert time.monotonic() - started >= HEAD_TIMEOUT * 0.9
 
 
-def big_head(port: int) -> bytes:
-    """What the server answers a head just over the cap, sent a kilobyte at a time."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+def big_head(port: int, context: ssl.SSLContext | None = None) -> bytes:
+    """What the server answers a head just over the cap, sent a kilobyte at a time (over TLS
+    with `context`)."""
+    with contextlib.ExitStack() as stack:
+        sock = stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=10))
+        if context is not None:
+            sock = stack.enter_context(context.wrap_socket(sock, server_hostname="localhost"))
         sock.sendall(b"GET /v1/whoami HTTP/1.1\r\nHost: x\r\n")
         line = b"X-Big: " + b"b" * 1000 + b"\r\n"
         try:
@@ -169,5 +175,14 @@ def test_the_mock_s_servers_carry_the_limits() -> None:
     live = LiveServer(create_app(Settings(clock_mode="frozen"))).start()
     try:
         assert big_head(live.port).startswith(b"HTTP/1.1 431 ")
+    finally:
+        live.stop()
+
+
+def test_the_limits_hold_behind_the_https_door() -> None:
+    """With TLS the guard serves the decrypted connection: a head over the cap gets 431 too."""
+    live = LiveServer(create_app(Settings(clock_mode="frozen")), tls=True).start()
+    try:
+        assert big_head(live.port, live.client_context()).startswith(b"HTTP/1.1 431 ")
     finally:
         live.stop()
