@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         options.backlog_runs, options.plugin_tests, options.plugin_repeat = 1, 50, 1
         options.plugin_imports = 3
         options.backlog_layouts = ("endpoints16", "endpoint1")  # not the 30,000-attempt bound
+        options.hostile_seconds = 3.0
     load_before = os.getloadavg()[0]
     report = Run(options).execute()
     report.date = now_utc()

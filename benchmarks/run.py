@@ -9,6 +9,7 @@ targets are results, not failures.
 from __future__ import annotations
 
 import contextlib
+import functools
 import shutil
 import statistics
 import sys
@@ -17,13 +18,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import figures, plugin_overhead, webhook_backlog
+from . import figures, hostile, plugin_overhead, webhook_backlog
 from .load import LoadResult
 from .report import Report, Row, Target
 from .seed import large_seed
 from .servers import Server, running, spawn
 
-GROUPS = ("startup", "load", "pages", "reset", "rss", "soak", "webhooks", "pytest")
+GROUPS = ("startup", "load", "pages", "reset", "rss", "soak", "webhooks", "hostile", "pytest")
 OURS = "ours"
 REF = "reference"
 PURE = "pure"  # ours again, from the sources: the request path as Python
@@ -51,6 +52,7 @@ class Options:
     groups: tuple[str, ...] = GROUPS
     backlog_runs: int = 3  # of the main webhook backlog figure (the median counts)
     backlog_layouts: tuple[str, ...] = webhook_backlog.LAYOUTS
+    hostile_seconds: float = hostile.SECONDS  # each run of 500 calls, with or without a party
     plugin_tests: int = 300  # tests per generated pytest suite
     plugin_repeat: int = 3  # runs of each suite (the best counts)
     plugin_imports: int = 11  # fresh processes timing the plugin's import (the median counts)
@@ -123,6 +125,7 @@ def rows(options: Options) -> list[Row]:
         Row("soak.drift", "POST soak, growth per request, 2nd half / 1st", "x", _at_most(1.2)),
     ]
     table += backlog_rows(options.backlog_layouts)
+    table += hostile_rows()
     table.append(
         Row("pytest.import", "import of the pytest plugin, pytest imported", "ms", _at_most(50))
     )
@@ -184,6 +187,30 @@ PLUGIN_ROWS = (
     PluginRow("pytest.mock_client", "mock_client, no request", "mock_client"),
     PluginRow("pytest.mock_server", "mock_server, no request", "mock_server"),
 )
+
+
+HOSTILE_LABELS = {
+    "hang": "a webhook receiver that hangs",
+    "drip": "a receiver dripping its answer a byte a second",
+    "gigabyte": "a receiver answering 200 with a 1 GiB body",
+    "redirect": "a receiver that redirects",
+    "reset": "a receiver that resets the connection",
+    "slow_clients": f"{hostile.SLOW_CLIENTS} clients sending a head a byte a second",
+    "idle_connections": f"{hostile.IDLE_CONNECTIONS} idle connections",
+}
+
+
+def hostile_rows() -> list[Row]:
+    """Per hostile party (see benchmarks/hostile.py): the API's p99 beside its baseline's (the
+    reference column), and the server's RSS growth."""
+    table = []
+    for party in hostile.PARTIES:
+        label = f"API p99 over {hostile.CALLS} calls, {HOSTILE_LABELS[party]}"
+        target = Target("ratio<=", hostile.P99_RATIO)
+        table.append(Row(f"hostile.{party}.p99", label, "ms", target))
+        label = f"server RSS growth over them, {HOSTILE_LABELS[party]}"
+        table.append(Row(f"hostile.{party}.rss", label, "MiB", _at_most(hostile.RSS_BOUND_MIB)))
+    return table
 
 
 def backlog_rows(layouts: tuple[str, ...]) -> list[Row]:
@@ -476,6 +503,34 @@ class Run:
 
         self.attempt("ours webhook backlog", measure)
 
+    def hostile(self) -> None:
+        """Each hostile party on a fresh server of ours, its baseline runs beside it (the
+        reference column holds the baseline's p99: a run with no party, or with a receiver
+        that answers 200 at once for the one whose 200 makes deliveries flow)."""
+        if not self.wants("hostile"):
+            return
+
+        def measure(party: str) -> None:
+            with running(hostile.fresh_server(self.workdir, f"hostile-{party}")) as server:
+                figure = hostile.measure(server, party, seconds=self.options.hostile_seconds)
+            self.report.details.setdefault("hostile", []).append(
+                {
+                    "party": party,
+                    "baseline": figure.baseline,
+                    "runs": [vars(run) for run in figure.runs],
+                    "bases": [vars(run) for run in figure.bases],
+                }
+            )
+            note = (
+                f"baseline: {'no party' if figure.baseline == hostile.NONE else 'a 200 receiver'}"
+            )
+            self.put(f"hostile.{party}.p99", OURS, figure.during.p99_ms, note)
+            self.put(f"hostile.{party}.p99", REF, figure.baseline_p99_ms)
+            self.put(f"hostile.{party}.rss", OURS, figure.rss_growth_mib)
+
+        for party in hostile.PARTIES:
+            self.attempt(f"ours with {party}", functools.partial(measure, party))
+
     def plugin(self) -> None:
         """What the pytest plugin costs a suite: its import, and the fixtures' time per test
         beside respx and pytest-httpserver (no server of ours: the plugin makes its own, in the
@@ -510,9 +565,12 @@ class Run:
             seed = large_seed(o.big_documents)
             o.log(f"ours, {o.big_documents}-document seed")
             self.attempt("ours, large seed", lambda: self.ours_big(seed))
-        if any(self.wants(g) for g in GROUPS if g != "pytest"):
+        if any(self.wants(g) for g in GROUPS if g not in ("pytest", "hostile")):
             o.log("ours, default seed, and the reference, alternately")
             self.attempt("ours and the reference", self.paired)
+        if self.wants("hostile"):
+            o.log("ours, hostile webhook receivers and clients")
+            self.hostile()
         if self.wants("pytest"):
             o.log("pytest fixtures")
             self.plugin()

@@ -23,5 +23,7 @@ class Settings:
     admin_token: str | None = None
     strict_webhook_urls: bool = False
     webhook_timeout: float = 10.0  # seconds a receiver has to answer one delivery attempt
+    webhook_queue_size: int = 1_000  # deliveries queued per endpoint; the oldest waiting dropped
+    webhook_journal_size: int = 10_000  # finished deliveries kept (pending ones always are)
     journal_size: int = 10_000
     extra: dict[str, str] = field(default_factory=dict)

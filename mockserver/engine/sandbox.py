@@ -69,7 +69,11 @@ class Sandbox:
         store = Store(seed, make_clock(settings), settings.random_seed, loader=load_world)
         store.rate_limits.enforce = settings.rate_limit  # --no-rate-limit: headers, no refusals
         webhooks = DeliveryEngine(
-            store, timeout=settings.webhook_timeout, strict_urls=settings.strict_webhook_urls
+            store,
+            timeout=settings.webhook_timeout,
+            strict_urls=settings.strict_webhook_urls,
+            queue_size=settings.webhook_queue_size,
+            journal_size=settings.webhook_journal_size,
         )
         scenarios = ScenarioEngine(store, data_dir("scenarios"))
         webhooks.fault_hook = scenarios.webhook_fault  # scenarios' webhook faults

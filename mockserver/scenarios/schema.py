@@ -277,7 +277,7 @@ _STEP = _obj(
             {
                 "endpoint": {"type": "string"},
                 "event": {"type": "string"},
-                "status": {"enum": ["pending", "succeeded", "failed", "cancelled"]},
+                "status": {"enum": ["pending", "succeeded", "failed", "cancelled", "dropped"]},
                 "count": {"type": "integer", "minimum": 1},
                 "within": {"type": "integer", "minimum": 0, "maximum": 172800},
             },

@@ -7,8 +7,14 @@ the order they happened:
     pending --2xx--------------------------------------> succeeded   next queued one starts
        |----failure, a retry left: wait (next_attempt_at)--^
        |----failure at the last retry (24 h)-----------> failed      next queued one starts
-       \\----endpoint deleted-------------------------> cancelled   (an attempt in flight
-                                                                     completes first)
+       |----endpoint deleted-------------------------> cancelled   (an attempt in flight
+       |                                                             completes first)
+       \\----`size` newer ones queued behind it--------> dropped     (never the head)
+
+Memory stays bounded whatever the receivers do: a queue keeps at most `QUEUE_SIZE` deliveries
+(the oldest waiting one is dropped for a new one), a delivery at most `len(RETRY_OFFSETS)`
+attempts, an attempt's error at most `ERROR_MAX` characters, and the journal the latest
+`JOURNAL_SIZE` finished deliveries beside the pending ones.
 
 Nothing here sends anything or reads a clock: `mockserver.webhooks.delivery` does both and calls
 these transitions with the times it read. The schedule is a pure function so the docs can
@@ -30,7 +36,9 @@ RETRY_CAP = 3600  # longest wait between two attempts
 RETRY_WINDOW = 86400  # no attempt later than this after the first one
 JOURNAL_SIZE = 10_000  # finished deliveries kept for /_mock/webhooks/deliveries
 EVICTION_LOOKS = 4  # journal entries examined per add when it is over size
-DELIVERY_STATUSES = ("pending", "succeeded", "failed", "cancelled")
+QUEUE_SIZE = 1_000  # deliveries queued per endpoint, its head included
+ERROR_MAX = 300  # characters of an attempt's error kept (a receiver's words may be in it)
+DELIVERY_STATUSES = ("pending", "succeeded", "failed", "cancelled", "dropped")
 
 
 def retry_offsets(
@@ -65,6 +73,13 @@ class Attempt:
         return self.error is None
 
 
+def clip_error(error: str | None) -> str | None:
+    """An attempt's error, cut to `ERROR_MAX` characters."""
+    if error is None or len(error) <= ERROR_MAX:
+        return error
+    return error[: ERROR_MAX - 3] + "..."
+
+
 @dataclass(eq=False, slots=True)
 class Delivery:
     """One event for one endpoint. `body` is the exact bytes sent on every attempt."""
@@ -88,12 +103,15 @@ class Delivery:
 
 
 class EndpointQueue:
-    """The deliveries of one endpoint, oldest first; only the head is ever attempted."""
+    """The deliveries of one endpoint, oldest first; only the head is ever attempted. At most
+    `size` are kept: past it the oldest one waiting behind the head is dropped, so a receiver
+    that never answers costs a bounded amount of memory however many events follow."""
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "_size")
 
-    def __init__(self) -> None:
+    def __init__(self, size: int = QUEUE_SIZE) -> None:
         self._items: deque[Delivery] = deque()
+        self._size = max(2, size)  # the head and at least the newest event
 
     def __len__(self) -> int:
         return len(self._items)
@@ -102,8 +120,14 @@ class EndpointQueue:
         return iter(self._items)
 
     def push(self, delivery: Delivery) -> bool:
-        """Queue a delivery; True when it is the head and should be attempted now."""
+        """Queue a delivery; True when it is the head and should be attempted now. Over
+        `size`, the oldest delivery waiting behind the head becomes `dropped`."""
         self._items.append(delivery)
+        if len(self._items) > self._size:
+            dropped = self._items[1]
+            del self._items[1]
+            dropped.status = "dropped"
+            dropped.next_attempt_at = None
         return len(self._items) == 1
 
     def begin(self, delivery: Delivery, at: int) -> None:

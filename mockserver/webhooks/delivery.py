@@ -8,8 +8,17 @@ delays an API response; a clock move awaits the attempts it makes due (see `sche
 
 Every attempt opens its own connection (no keep-alive pool): a receiver's idle timeout can then
 never turn into a spurious failed attempt, so a run replays the same way each time. Connection
-errors, timeouts (one deadline for the whole attempt) and non-2xx answers are all failures;
-redirects are not followed (a 3xx is a failure too). The response body is never read.
+errors, timeouts and non-2xx answers are all failures; redirects are not followed (a 3xx is a
+failure too). A hostile receiver costs a bounded amount:
+
+- time: one deadline (`timeout`) for the whole attempt, connect to status line, so a receiver
+  that drips its answer a byte at a time cannot stretch it the way per-read timeouts would let
+  it;
+- bytes: only the status line and headers are read, at most `ANSWER_HEAD_MAX` (httpcore's h11
+  limit; a longer head is a failed attempt) plus one socket read past them; the body is never
+  read, the connection is closed as soon as the status is known, and the socket's receive
+  buffer is small (`RECEIVE_BUFFER`), so a 1 GiB answer costs hardly more than an empty one;
+- memory: see `deliveries` (queues, attempts and errors are capped).
 
 One shared `httpx.AsyncClient` per event loop, made on its first delivery (httpx is imported
 then, not at start-up); the app's lifespan closes the serving loop's one.
@@ -19,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -30,7 +40,15 @@ from mockserver.core.ids import IdFactory
 from mockserver.core.scheduler import Commit, Work
 from mockserver.domain.store import Store, World
 from mockserver.webhooks import endpoints as webhooks
-from mockserver.webhooks.deliveries import Attempt, Delivery, EndpointQueue, Journal
+from mockserver.webhooks.deliveries import (
+    JOURNAL_SIZE,
+    QUEUE_SIZE,
+    Attempt,
+    Delivery,
+    EndpointQueue,
+    Journal,
+    clip_error,
+)
 from mockserver.webhooks.endpoints import (
     SIGNATURE_HEADER,
     WebhookBook,
@@ -47,17 +65,30 @@ if TYPE_CHECKING:
 FaultHook = Callable[[str, str, int], "Fault | None"]
 
 USER_AGENT = "mockserver-webhooks/1"
+# Bytes of a receiver's status line and headers read at most: httpcore's limit for h11 (the
+# body is never read). A test holds httpcore to it.
+ANSWER_HEAD_MAX = 100 * 1024
+RECEIVE_BUFFER = 32 * 1024  # SO_RCVBUF of a delivery's socket (Linux doubles it)
 
 
 class DeliveryEngine:
     """Endpoints per (account, environment), their queues, the journal, and the sending."""
 
-    def __init__(self, store: Store, *, timeout: float = 10.0, strict_urls: bool = False) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        timeout: float = 10.0,
+        strict_urls: bool = False,
+        queue_size: int = QUEUE_SIZE,
+        journal_size: int = JOURNAL_SIZE,
+    ) -> None:
         self.store = store
         self.timeout = timeout
         self.strict_urls = strict_urls
+        self.queue_size = queue_size
         self.books: dict[tuple[str, str], WebhookBook] = {}
-        self.journal = Journal()
+        self.journal = Journal(journal_size)
         self._generation = 0  # bumped by reset: work of an older generation changes nothing
         self.fault_hook: FaultHook | None = None  # set when scenarios are wired in
         self._delayed: set[tuple[str, int]] = set()  # (delivery, attempt) already held back
@@ -72,7 +103,7 @@ class DeliveryEngine:
         book = self.books.get(key)
         if book is None:
             ids = IdFactory(self.store.random_seed, f"{key[0]}/{key[1]}/webhooks")
-            book = self.books[key] = WebhookBook(key[0], key[1], ids)
+            book = self.books[key] = WebhookBook(key[0], key[1], ids, self.queue_size)
         return book
 
     def reset(self) -> None:
@@ -250,7 +281,8 @@ class DeliveryEngine:
             if generation == self._generation and delivery.status == "pending":
                 self._schedule(book, delivery, self.store.now(), run_soon=False)
             raise
-        attempt = Attempt(at, status, error, round((loop.time() - started) * 1000))
+        duration = round((loop.time() - started) * 1000)
+        attempt = Attempt(at, status, clip_error(error), duration)
         return lambda: self._record(book, queue, delivery, attempt, generation)
 
     def _record(
@@ -282,11 +314,18 @@ class DeliveryEngine:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.timeout),
+            transport = httpx.AsyncHTTPTransport(
                 limits=httpx.Limits(max_keepalive_connections=0),
-                follow_redirects=False,
                 trust_env=False,  # receivers are reached directly, never through a proxy
+                # A small, fixed receive buffer: what a receiver can push at the mock before
+                # the attempt closes the connection (the body it never reads) stays small.
+                socket_options=[(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)],
+            )
+            client = httpx.AsyncClient(
+                transport=transport,
+                timeout=httpx.Timeout(self.timeout),
+                follow_redirects=False,
+                trust_env=False,
             )
             self._clients[loop] = client
         return client

@@ -25,7 +25,7 @@ from mockserver.core.ids import IdFactory
 from mockserver.domain import validation as v
 from mockserver.domain.kept_bytes import dumps_kept
 from mockserver.domain.store import World
-from mockserver.webhooks.deliveries import EndpointQueue
+from mockserver.webhooks.deliveries import QUEUE_SIZE, EndpointQueue
 
 EVENT_TYPES = (
     "vault.created",
@@ -71,19 +71,22 @@ class WebhookEndpoint:
 class WebhookBook:
     """The endpoints of one (account, environment) and the delivery queue of each."""
 
-    __slots__ = ("account_id", "endpoints", "environment", "ids", "queues")
+    __slots__ = ("account_id", "endpoints", "environment", "ids", "queue_size", "queues")
 
-    def __init__(self, account_id: str, environment: str, ids: IdFactory) -> None:
+    def __init__(
+        self, account_id: str, environment: str, ids: IdFactory, queue_size: int = QUEUE_SIZE
+    ) -> None:
         self.account_id = account_id
         self.environment = environment
         self.ids = ids  # delivery ids: their own stream, so deliveries never shift resource ids
         self.endpoints: dict[str, WebhookEndpoint] = {}  # creation order; deleted ones leave
         self.queues: dict[str, EndpointQueue] = {}
+        self.queue_size = queue_size  # deliveries kept per endpoint (see EndpointQueue)
 
     def queue(self, endpoint_id: str) -> EndpointQueue:
         queue = self.queues.get(endpoint_id)
         if queue is None:
-            queue = self.queues[endpoint_id] = EndpointQueue()
+            queue = self.queues[endpoint_id] = EndpointQueue(self.queue_size)
         return queue
 
 

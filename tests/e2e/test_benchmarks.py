@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from benchmarks import load, plugin_overhead, webhook_backlog
+from benchmarks import hostile, load, plugin_overhead, webhook_backlog
 from benchmarks.figures import SoakSlice
 from benchmarks.reference_app import create_app
 from benchmarks.report import Report, Row, Target, markdown_table, text_table
@@ -256,6 +256,31 @@ def test_backlog_figure_counts_the_attempts_of_the_advance(tmp_path: Path, kind:
     assert (result.failed, result.pending) == (1, 2)
     assert result.received == (30 if kind == "500" else None)
     assert result.advance_ms > 0
+
+
+@pytest.mark.parametrize(("party", "baseline"), [("redirect", "none"), ("gigabyte", "ok")])
+def test_a_hostile_party_is_timed_between_runs_of_its_baseline(
+    tmp_path: Path, party: str, baseline: str
+) -> None:
+    server = spawn("ours", ours_command(None), "/v1/documents?limit=1", tmp_path)
+    try:
+        figure = hostile.measure(server, party, calls=30, seconds=0.3)
+        client = server.client()
+        assert client.json("GET", "/_mock/webhooks/deliveries")["data"] == []  # reset after
+        client.close()
+    finally:
+        server.stop()
+    assert [run.party for run in figure.runs] == [party]
+    assert [run.party for run in figure.bases] == [baseline, baseline]
+    # Its 16 endpoints were attempted while the calls ran (a redirect fails and waits for a
+    # retry the frozen clock never reaches; a 200 lets each endpoint's queue flow).
+    if party == "redirect":
+        assert figure.runs[0].attempts == hostile.ENDPOINTS_MAX
+    else:
+        assert figure.runs[0].attempts > hostile.ENDPOINTS_MAX
+    assert figure.bases[0].attempts == (0 if baseline == "none" else figure.bases[0].attempts)
+    assert figure.during.p99_ms > 0
+    assert figure.runs[0].seconds >= 0.3 * 29 / 30  # the calls were spread over the run
 
 
 def test_plugin_suites_are_timed_test_by_test(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from mockserver.webhooks.deliveries import (
     Delivery,
     EndpointQueue,
     Journal,
+    clip_error,
     retry_offsets,
 )
 from mockserver.webhooks.endpoints import check_events, check_url, envelope, signature_header
@@ -118,6 +119,28 @@ def test_the_journal_keeps_pending_deliveries_and_the_newest_finished_ones() -> 
         done.status = "succeeded"
         journal.add(done)
     assert [d.id for d in journal.select()] == ["stuck", "d", "e"]
+
+
+def test_a_full_queue_drops_the_oldest_delivery_waiting_behind_the_head() -> None:
+    queue = EndpointQueue(size=3)
+    head, *rest = (delivery(name) for name in "abcdef")
+    assert queue.push(head) is True
+    queue.begin(head, 0)  # in flight: never dropped
+    for waiting in rest:
+        assert queue.push(waiting) is False
+    assert [d.id for d in queue] == ["a", "e", "f"]
+    assert [d.status for d in rest] == ["dropped", "dropped", "dropped", "pending", "pending"]
+    assert all(d.next_attempt_at is None for d in rest[:3])
+    assert queue.finish(head, Attempt(0, 200, None, 1), alive=True) is rest[3]  # "e" goes next
+
+
+def test_an_attempt_s_error_is_clipped() -> None:
+    assert clip_error(None) is None
+    assert clip_error("answered 500, not 2xx") == "answered 500, not 2xx"
+    clipped = clip_error("x" * 10_000)
+    assert clipped is not None
+    assert len(clipped) == 300
+    assert clipped.endswith("...")
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,131 @@
+"""Slow, idle and oversized clients: each costs one connection a bounded time and memory.
+
+uvicorn bounds a keep-alive connection's idle time after a response (`timeout_keep_alive`),
+but nothing else: a new connection that sends nothing, or a request head sent a byte a second,
+is kept for ever, and its httptools protocol keeps every header line it is sent. Enough of
+them and the server runs out of file descriptors or memory, and others go unserved.
+`guarded_protocol` wraps uvicorn's HTTP protocol so that each connection:
+
+- sends a whole request head within `head_timeout` seconds, counted from the connection or
+  from the first byte after the previous response (else 408, or a plain close if nothing came);
+- sends a head of at most `head_max` bytes (else 431 and a close);
+- counts against `max_connections`: past it, the connection idle (between requests) the
+  longest is closed to make room, or the new one when every other is busy.
+
+A request whose head arrives in one read, the usual case, arms no timer. Once the head is in,
+the app reads the body (1 MiB at most, see `web.body`); uvicorn's `limit_concurrency` is not
+used, since it answers 503 to everyone once idle connections fill it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, ClassVar
+
+HEAD_TIMEOUT = 10.0  # seconds to send a whole request head
+HEAD_MAX = 64 * 1024  # bytes of a request head: request line and headers
+MAX_CONNECTIONS = 1_000  # open connections; the longest-idle one makes room past it
+KEEP_ALIVE = 5  # seconds an idle keep-alive connection is kept (uvicorn's timeout_keep_alive)
+BACKLOG = 2_048  # connections the kernel queues before they are accepted
+
+
+def plain_answer(status: str, text: str) -> bytes:
+    """A short text/plain answer that closes the connection (the app never saw the request)."""
+    body = text.encode() + b"\n"
+    return (
+        f"HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    ).encode() + body
+
+
+def uvicorn_limits() -> dict[str, Any]:
+    """uvicorn's own settings that go with the guard (see `serving.server`)."""
+    return {
+        "timeout_keep_alive": KEEP_ALIVE,
+        "backlog": BACKLOG,
+        "h11_max_incomplete_event_size": HEAD_MAX,  # the h11 protocol's own head cap
+    }
+
+
+def guarded_protocol(
+    base: type[asyncio.Protocol],
+    *,
+    head_timeout: float = HEAD_TIMEOUT,
+    head_max: int = HEAD_MAX,
+    max_connections: int = MAX_CONNECTIONS,
+) -> type[asyncio.Protocol]:
+    """A subclass of uvicorn's HTTP protocol `base` (httptools or h11, or one derived from them)
+    that holds each connection to the limits above; one class per server, since the idle
+    connections it may close are tracked on the class."""
+
+    late = plain_answer("408 Request Timeout", f"The request head took over {head_timeout:g} s.")
+    too_large = plain_answer(
+        "431 Request Header Fields Too Large", f"The request head is over {head_max} bytes."
+    )
+
+    class GuardedProtocol(base):  # type: ignore[valid-type, misc]
+        # Connections between requests, longest idle first (a dict as an ordered set).
+        idle: ClassVar[dict[Any, None]] = {}
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)
+            self._head_bytes = 0
+            self._head_timer: asyncio.TimerHandle | None = None
+            self._arm()
+            self.idle[self] = None
+            if len(self.connections) > max_connections:
+                next(iter(self.idle))._close()  # the longest idle: self when all others are busy
+
+        def data_received(self, data: bytes) -> None:
+            waiting = not self._in_request()
+            if waiting:
+                self._head_bytes += len(data)
+            super().data_received(data)
+            if not waiting or self.transport.is_closing():
+                return
+            if self._in_request():  # the head is in: the request runs
+                self._head_bytes = 0
+                self._disarm()
+                self.idle.pop(self, None)
+            elif self._head_bytes > head_max:
+                self._close(too_large)
+            elif self._head_timer is None:
+                self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self._in_request() and not self.transport.is_closing():
+                self.idle[self] = None  # uvicorn's keep-alive timer runs now
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            self.idle.pop(self, None)
+            super().connection_lost(exc)
+
+        def _in_request(self) -> bool:
+            cycle = self.cycle
+            return cycle is not None and not cycle.response_complete
+
+        def _arm(self) -> None:
+            self._head_timer = self.loop.call_later(head_timeout, self._late)
+
+        def _disarm(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _late(self) -> None:
+            self._head_timer = None
+            if not self._in_request():
+                self._close(late if self._head_bytes else b"")
+
+        def _close(self, answer: bytes = b"") -> None:
+            self._disarm()
+            self.idle.pop(self, None)
+            if not self.transport.is_closing():
+                if answer:
+                    self.transport.write(answer)
+                self.transport.close()
+
+    GuardedProtocol.idle = {}
+    return GuardedProtocol

@@ -1,0 +1,188 @@
+"""Slow, idle and oversized clients over real sockets: each is cut off at its limit, and the
+others are served meanwhile."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from mockserver.core.config import Settings
+from mockserver.serving.guard import HEAD_MAX, guarded_protocol
+from mockserver.serving.one_write import one_write_protocol
+from mockserver.serving.server import config, server
+from mockserver.testing.live import LiveServer
+from mockserver.web.app import create_app
+from tests.support.hostile import SlowClient, idle_connections
+from tests.support.keys import auth
+
+HEAD_TIMEOUT = 0.5
+MAX_CONNECTIONS = 8
+SLACK = 5.0  # seconds a loaded machine may add to a deadline
+
+
+class GuardedServer:
+    """The app on uvicorn with a short head deadline and few connections, in a thread."""
+
+    def __init__(self) -> None:
+        app = create_app(Settings(clock_mode="frozen", rate_limit=False))
+        protocol = guarded_protocol(
+            one_write_protocol(), head_timeout=HEAD_TIMEOUT, max_connections=MAX_CONNECTIONS
+        )
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self.sock.getsockname()[1]
+        self.server = server(app, {"http": protocol}, log_level="warning", lifespan="off")
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
+
+    def __enter__(self) -> GuardedServer:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert self.server.started
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.sock.close()
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=f"http://127.0.0.1:{self.port}", headers=auth(), timeout=10)
+
+
+@pytest.fixture(scope="module")
+def guarded() -> Iterator[GuardedServer]:
+    with GuardedServer() as running:
+        yield running
+
+
+def closed_within(sock: socket.socket, seconds: float) -> tuple[bool, bytes]:
+    """(whether the server closed `sock` within `seconds`, what it sent before)."""
+    sock.settimeout(seconds)
+    received = b""
+    try:
+        while more := sock.recv(4096):
+            received += more
+    except TimeoutError:
+        return False, received
+    except ConnectionResetError:
+        pass
+    return True, received
+
+
+def test_a_head_sent_a_byte_at_a_time_gets_408_and_others_are_served(
+    guarded: GuardedServer,
+) -> None:
+    with SlowClient("127.0.0.1", guarded.port, interval=0.02) as slow, guarded.client() as other:
+        started = time.monotonic()
+        for _ in range(20):
+            assert other.get("/v1/whoami").status_code == 200
+        assert time.monotonic() - started < SLACK
+        slow.join(HEAD_TIMEOUT + SLACK)
+    assert slow.closed_after is not None
+    assert HEAD_TIMEOUT * 0.9 <= slow.closed_after < HEAD_TIMEOUT + SLACK
+    assert slow.answer.startswith(b"HTTP/1.1 408 ")
+
+
+def test_a_connection_that_sends_nothing_is_closed(guarded: GuardedServer) -> None:
+    [sock] = idle_connections("127.0.0.1", guarded.port, 1)
+    with sock:
+        started = time.monotonic()
+        closed, received = closed_within(sock, HEAD_TIMEOUT + SLACK)
+        assert closed
+        assert received == b""  # nothing was asked, nothing is answered
+        assert time.monotonic() - started >= HEAD_TIMEOUT * 0.9
+
+
+def big_head(port: int, context: ssl.SSLContext | None = None) -> bytes:
+    """What the server answers a head just over the cap, sent a kilobyte at a time (over TLS
+    with `context`)."""
+    with contextlib.ExitStack() as stack:
+        sock = stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=10))
+        if context is not None:
+            sock = stack.enter_context(context.wrap_socket(sock, server_hostname="localhost"))
+        sock.sendall(b"GET /v1/whoami HTTP/1.1\r\nHost: x\r\n")
+        line = b"X-Big: " + b"b" * 1000 + b"\r\n"
+        try:
+            for _ in range(HEAD_MAX // len(line) + 2):
+                sock.sendall(line)
+        except OSError:  # closed while sending: the answer is still there to read
+            pass
+        closed, received = closed_within(sock, SLACK)
+    assert closed
+    return received
+
+
+def test_a_head_over_the_cap_gets_431(guarded: GuardedServer) -> None:
+    assert big_head(guarded.port).startswith(b"HTTP/1.1 431 ")
+
+
+def test_a_keep_alive_request_dripped_after_a_response_gets_408(guarded: GuardedServer) -> None:
+    with socket.create_connection(("127.0.0.1", guarded.port), timeout=10) as sock:
+        request = (
+            b"GET /v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk_test_mock_full\r\n"
+        )
+        sock.sendall(request + b"\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+        sock.sendall(request)  # the next head, never finished
+        closed, received = closed_within(sock, HEAD_TIMEOUT + SLACK)
+    assert closed
+    assert received.startswith(b"HTTP/1.1 408 ")
+
+
+def test_many_requests_on_one_connection_are_not_cut_off(guarded: GuardedServer) -> None:
+    with guarded.client() as client:
+        for _ in range(3):
+            for _ in range(20):
+                assert client.get("/v1/whoami").status_code == 200
+            time.sleep(HEAD_TIMEOUT * 1.5)  # idle longer than a head may take: keep-alive's 5 s
+        assert client.get("/v1/whoami").status_code == 200
+
+
+def test_past_the_connection_cap_the_longest_idle_connections_make_room(
+    guarded: GuardedServer,
+) -> None:
+    idle = idle_connections("127.0.0.1", guarded.port, MAX_CONNECTIONS + 4)
+    try:
+        time.sleep(0.1)  # the server has accepted them all
+        with guarded.client() as client:
+            assert client.get("/v1/whoami").status_code == 200
+        oldest = [closed_within(sock, 1.0)[0] for sock in idle[:4]]
+        assert oldest == [True] * 4
+        newest = idle[-1]
+        newest.sendall(b"GET /v1/whoami HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert newest.recv(65536).startswith(b"HTTP/1.1 401 ")  # still open, and served
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_the_mock_s_servers_carry_the_limits() -> None:
+    """`mockserver run` and the test servers share `config`: uvicorn's limits are set, and a
+    head over the cap is refused there too."""
+    settings = config(create_app(Settings()), {})
+    assert (settings.timeout_keep_alive, settings.backlog) == (5, 2048)
+    assert settings.h11_max_incomplete_event_size == HEAD_MAX
+    live = LiveServer(create_app(Settings(clock_mode="frozen"))).start()
+    try:
+        assert big_head(live.port).startswith(b"HTTP/1.1 431 ")
+    finally:
+        live.stop()
+
+
+def test_the_limits_hold_behind_the_https_door() -> None:
+    """With TLS the guard serves the decrypted connection: a head over the cap gets 431 too."""
+    live = LiveServer(create_app(Settings(clock_mode="frozen")), tls=True).start()
+    try:
+        assert big_head(live.port, live.client_context()).startswith(b"HTTP/1.1 431 ")
+    finally:
+        live.stop()
