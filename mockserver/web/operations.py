@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -27,9 +26,9 @@ from mockserver.web.body import read_json
 from mockserver.web.context import context_of
 from mockserver.web.form import read_form
 from mockserver.web.headers import first_header
-from mockserver.web.query import parse_query
+from mockserver.web.query import query_pairs
 
-NO_QUERY = parse_query(b"")  # what a request without a query string reads (nothing parsed)
+NO_QUERY: dict[str, str] = {}  # what a request without a query string reads (never written)
 _JSON_HEADER = (b"content-type", JSON.encode())
 
 
@@ -82,8 +81,8 @@ class OperationServer:
             context.operation = operation.scope
         raw_query: bytes = scope["query_string"]
         if raw_query:
-            query: QueryParams = parse_query(raw_query)
-            pairs = query.multi_items()
+            pairs = query_pairs(raw_query)
+            query: dict[str, str] = dict(pairs)  # the last value of a name, as QueryParams
         else:
             query, pairs = NO_QUERY, []
         call = api.admit(

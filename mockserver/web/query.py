@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 from typing import Any
+from urllib.parse import parse_qsl
 
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
@@ -33,16 +34,26 @@ class Query(QueryParams):
     __hash__ = None  # type: ignore[assignment]  # as a QueryParams: unhashable
 
 
-def parse_query(raw: bytes) -> Query:
-    """`QueryParams(raw)`'s items and values, as a `Query`."""
+def query_pairs(raw: bytes) -> list[tuple[str, str]]:
+    """The (name, value) pairs of a raw query string, in order, repeats included: exactly the
+    items `QueryParams(raw)` holds."""
     text = raw.decode("latin-1")
     if "%" in text or "+" in text:
-        return Query(raw)
+        return parse_qsl(text, keep_blank_values=True)
     items: list[tuple[str, str]] = []
     for field in text.split("&") if text else ():
         if field:
             name, _, value = field.partition("=")
             items.append((name, value))
+    return items
+
+
+def parse_query(raw: bytes) -> Query:
+    """`QueryParams(raw)`'s items and values, as a `Query`."""
+    text = raw.decode("latin-1")
+    if "%" in text or "+" in text:
+        return Query(raw)
+    items = query_pairs(raw)
     query = Query.__new__(Query)
     query._list = items
     query._dict = dict(items)
