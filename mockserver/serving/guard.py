@@ -77,16 +77,20 @@ def guarded_protocol(
                 next(iter(self.idle))._close()  # the longest idle: self when all others are busy
 
         def data_received(self, data: bytes) -> None:
-            waiting = not self._in_request()
-            if waiting:
-                self._head_bytes += len(data)
-            super().data_received(data)
-            if not waiting or self.transport.is_closing():
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_complete:  # a body: the request runs
+                base.data_received(self, data)
                 return
-            if self._in_request():  # the head is in: the request runs
+            self._head_bytes += len(data)
+            base.data_received(self, data)
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_complete:  # the head is in
                 self._head_bytes = 0
-                self._disarm()
+                if self._head_timer is not None:
+                    self._disarm()
                 self.idle.pop(self, None)
+            elif self.transport.is_closing():
+                return
             elif self._head_bytes > head_max:
                 self._close(too_large)
             elif self._head_timer is None:
@@ -94,7 +98,8 @@ def guarded_protocol(
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
-            if not self._in_request() and not self.transport.is_closing():
+            cycle = self.cycle
+            if (cycle is None or cycle.response_complete) and not self.transport.is_closing():
                 self.idle[self] = None  # uvicorn's keep-alive timer runs now
 
         def connection_lost(self, exc: Exception | None) -> None:
