@@ -31,7 +31,7 @@ PACKAGE := pyproject.toml README.md \
 	$(shell find mockserver seeds scenarios -type f ! -path '*/__pycache__/*' ! -name '*.so')
 WHEEL := dist/.wheel
 
-.PHONY: run wheel test lint fmt bench bench-soak wrk clean browser screenshots compiled-copy \
+.PHONY: run wheel test lint fmt bench bench-soak wrk valgrind clean browser screenshots compiled-copy \
 	docs docs-serve
 
 $(TOOLS):
@@ -139,14 +139,14 @@ fmt: $(DEV)
 
 # Benchmarks: our server side by side with a bare Starlette app, wrk as the load generator
 # (installed from Debian's package when missing), on the compiled wheel, from the same copy as
-# the suite's compiled run. `bench` takes about 10 minutes; `bench-soak` is the 5-minute POST
+# the suite's compiled run. `bench` takes about 20 minutes; `bench-soak` is the 5-minute POST
 # soak alone, on each server (about 11 minutes).
 # The libraries the pytest fixtures are measured against (the `bench` extra), beside the wheel.
 $(CBENCH): $(CSTAMP)
 	$(CBIN)/python -m pip install --quiet "$$(cat $(WHEEL))[test,bench]"
 	touch $@
 
-bench: $(CBENCH) wrk compiled-copy
+bench: $(CBENCH) wrk valgrind compiled-copy
 	cd $(COPY) && $(CURDIR)/$(CBIN)/python -m benchmarks --out $(CURDIR)/benchmarks/latest.json \
 		--pure-sources $(CURDIR)
 
@@ -158,6 +158,12 @@ wrk:
 	@command -v wrk >/dev/null || { \
 		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$SUDO apt-get update && $$SUDO apt-get install -y wrk; }
+
+# callgrind counts the instructions per request (benchmarks/instructions.py).
+valgrind:
+	@command -v valgrind >/dev/null || { \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update && $$SUDO apt-get install -y valgrind; }
 
 # The README's inspector screenshots, taken by the browser tests at 1280x800.
 screenshots: $(DEV) browser

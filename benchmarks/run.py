@@ -18,13 +18,24 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import figures, hostile, plugin_overhead, webhook_backlog
+from . import figures, hostile, instructions, plugin_overhead, webhook_backlog
 from .load import LoadResult
 from .report import Report, Row, Target
 from .seed import large_seed
 from .servers import Server, running, spawn
 
-GROUPS = ("startup", "load", "pages", "reset", "rss", "soak", "webhooks", "hostile", "pytest")
+GROUPS = (
+    "startup",
+    "load",
+    "instructions",
+    "pages",
+    "reset",
+    "rss",
+    "soak",
+    "webhooks",
+    "hostile",
+    "pytest",
+)
 OURS = "ours"
 REF = "reference"
 PURE = "pure"  # ours again, from the sources: the request path as Python
@@ -102,6 +113,9 @@ def rows(options: Options) -> list[Row]:
             Row(f"{key}.p50", f"{label}, p50", "ms"),
             Row(f"{key}.p99", f"{label}, p99", "ms", None if p99 is None else _at_most(p99)),
         ]
+    for key, label, *_ in LOADS:
+        if key in instructions.KINDS:
+            table.append(Row(f"cpu.{key}", f"{label}, instructions per request", "instr"))
     for key, label, _, _, pure_ratio in LOADS:
         if pure_ratio is not None:
             target = Target("ratio>=", pure_ratio)
@@ -531,6 +545,27 @@ class Run:
         for party in hostile.PARTIES:
             self.attempt(f"ours with {party}", functools.partial(measure, party))
 
+    def instructions(self) -> None:
+        """Instructions per request of each kind, ours then the reference, each on a fresh
+        server under callgrind (benchmarks/instructions.py); skipped without valgrind."""
+        if not instructions.available():
+            self.report.failures.append("instructions: valgrind is not installed")
+            return
+        sides = {OURS: ours_command(None), REF: REFERENCE}
+
+        def measure(kind: str, side: str) -> None:
+            tag = f"i{self.options.run_id}-{side}"
+            figure = instructions.per_request(
+                side, sides[side], figures.PROBE, self.workdir, kind, tag
+            )
+            self.put(f"cpu.{kind}", side, figure)
+
+        for kind in instructions.KINDS:
+            for side in sides:
+                self.attempt(
+                    f"{side} {kind} under callgrind", functools.partial(measure, kind, side)
+                )
+
     def plugin(self) -> None:
         """What the pytest plugin costs a suite: its import, and the fixtures' time per test
         beside respx and pytest-httpserver (no server of ours: the plugin makes its own, in the
@@ -565,9 +600,12 @@ class Run:
             seed = large_seed(o.big_documents)
             o.log(f"ours, {o.big_documents}-document seed")
             self.attempt("ours, large seed", lambda: self.ours_big(seed))
-        if any(self.wants(g) for g in GROUPS if g not in ("pytest", "hostile")):
+        if any(self.wants(g) for g in GROUPS if g not in ("pytest", "hostile", "instructions")):
             o.log("ours, default seed, and the reference, alternately")
             self.attempt("ours and the reference", self.paired)
+        if self.wants("instructions"):
+            o.log("instructions per request under callgrind, ours and the reference")
+            self.instructions()
         if self.wants("hostile"):
             o.log("ours, hostile webhook receivers and clients")
             self.hostile()
