@@ -78,14 +78,19 @@ def guarded_protocol(
 
         def data_received(self, data: bytes) -> None:
             cycle = self.cycle
-            if cycle is not None and not cycle.response_complete:  # a body: the request runs
+            # In a request while its answer is under way or its body still arrives (an early
+            # answer, a 413 say, leaves the rest of the body to come): none of it is a head.
+            if cycle is not None and (not cycle.response_complete or cycle.more_body):
                 base.data_received(self, data)
+                cycle = self.cycle
+                if cycle is not None and cycle.response_complete and not cycle.more_body:
+                    self._between_requests()
                 return
             self._head_bytes += len(data)
             base.data_received(self, data)
             cycle = self.cycle
-            if cycle is not None and not cycle.response_complete:  # the head is in
-                self._head_bytes = 0
+            if cycle is not None and (not cycle.response_complete or cycle.more_body):
+                self._head_bytes = 0  # the head is in
                 if self._head_timer is not None:
                     self._disarm()
                 self.idle.pop(self, None)
@@ -98,8 +103,11 @@ def guarded_protocol(
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
-            cycle = self.cycle
-            if (cycle is None or cycle.response_complete) and not self.transport.is_closing():
+            if not self.cycle.more_body:  # else the body's end makes it idle
+                self._between_requests()
+
+        def _between_requests(self) -> None:
+            if not self.transport.is_closing():
                 self.idle[self] = None  # uvicorn's keep-alive timer runs now
 
         def connection_lost(self, exc: Exception | None) -> None:
@@ -109,7 +117,7 @@ def guarded_protocol(
 
         def _in_request(self) -> bool:
             cycle = self.cycle
-            return cycle is not None and not cycle.response_complete
+            return cycle is not None and (not cycle.response_complete or cycle.more_body)
 
         def _arm(self) -> None:
             self._head_timer = self.loop.call_later(head_timeout, self._late)

@@ -139,6 +139,33 @@ def test_a_keep_alive_request_dripped_after_a_response_gets_408(guarded: Guarded
     assert received.startswith(b"HTTP/1.1 408 ")
 
 
+def test_a_body_still_arriving_after_an_early_answer_is_not_taken_for_a_head(
+    guarded: GuardedServer,
+) -> None:
+    """A 413 goes out as soon as the declared length is over the limit; the client may still
+    send the whole body after it, far more than a head may hold, and then its next request."""
+    size = 4 * HEAD_MAX
+    with socket.create_connection(("127.0.0.1", guarded.port), timeout=10) as sock:
+        sock.sendall(
+            b"POST /v1/documents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk_test_mock_full\r\n"
+            b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (1024 * 1024 + 1)
+        )
+        assert sock.recv(65536).startswith(b"HTTP/1.1 413 ")  # answered before the body
+        chunk = b"x" * 4096
+        for _ in range(size // len(chunk)):
+            sock.sendall(chunk)
+        sock.sendall(b"x" * (1024 * 1024 + 1 - size))  # the rest of the declared body
+        sock.sendall(
+            b"GET /v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk_test_mock_full\r\n\r\n"
+        )
+        received = b""
+        while b"\r\n\r\n" not in received:
+            more = sock.recv(65536)
+            assert more, received
+            received += more
+    assert received.startswith(b"HTTP/1.1 200 "), received[:200]
+
+
 def test_many_requests_on_one_connection_are_not_cut_off(guarded: GuardedServer) -> None:
     with guarded.client() as client:
         for _ in range(3):
