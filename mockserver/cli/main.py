@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mockserver.cli.bind import open_control_plane_refusal
 from mockserver.core.compiled import request_path_compiled
 from mockserver.core.config import DEFAULT_RANDOM_SEED, DEFAULT_START_TIME, Settings
 from mockserver.core.errors import LoadError
@@ -54,7 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
         "before anything is served.",
     )
     run.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on; an address other than loopback needs --admin-token or "
+        "--no-admin (default: %(default)s)",
     )
     run.add_argument(
         "--port", type=int, default=8080, help="port to listen on (default: %(default)s)"
@@ -98,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--admin-token",
         metavar="TOKEN",
-        help="require this X-Mock-Admin-Token on /_mock (default: none, /_mock is open)",
+        help="require this X-Mock-Admin-Token on /_mock; needed to bind a --host other than "
+        "loopback with the control plane on (default: none, /_mock is open)",
     )
     run.add_argument(
         "--strict-webhook-urls",
@@ -229,6 +234,10 @@ def _openapi(seed_path: Path | None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    refusal = open_control_plane_refusal(args.host, not args.no_admin, args.admin_token)
+    if refusal is not None:
+        print(refusal, file=sys.stderr)
+        return 2
     from mockserver.serving.gc_tuning import PacedCollection, tune_for_serving
     from mockserver.serving.server import protocol_options, serve
     from mockserver.web.app import create_app
