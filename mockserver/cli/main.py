@@ -18,7 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from mockserver.cli.bind import open_control_plane_refusal
 from mockserver.core.compiled import request_path_compiled
-from mockserver.core.config import DEFAULT_RANDOM_SEED, DEFAULT_START_TIME, Settings
+from mockserver.core.config import (
+    DEFAULT_RANDOM_SEED,
+    DEFAULT_START_TIME,
+    IDEMPOTENCY_RECORDS,
+    Settings,
+)
 from mockserver.core.errors import LoadError
 
 if TYPE_CHECKING:
@@ -104,6 +109,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TOKEN",
         help="require this X-Mock-Admin-Token on /_mock; needed to bind a --host other than "
         "loopback with the control plane on (default: none, /_mock is open)",
+    )
+    run.add_argument(
+        "--idempotency-records",
+        type=_positive,
+        default=IDEMPOTENCY_RECORDS,
+        metavar="N",
+        help="idempotent results kept per account and environment; beyond it the oldest is "
+        "dropped, and a retry with its key runs again (default: %(default)s)",
     )
     run.add_argument(
         "--strict-webhook-urls",
@@ -218,6 +231,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _positive(text: str) -> int:
+    """An argument that must be a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
 _SEED_HELP = "seed file to start from (default: the packaged seeds/default.yaml)"
 _RANDOM_HELP = "seed of the generated ids and values (default: %(default)s)"
 
@@ -252,6 +276,7 @@ def _run(args: argparse.Namespace) -> int:
         admin=not args.no_admin,
         admin_token=args.admin_token,
         strict_webhook_urls=args.strict_webhook_urls,
+        idempotency_records=args.idempotency_records,
     )
     app = create_app(settings)
     tune_for_serving(app.state.store)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 DEFAULT_RANDOM_SEED = 20261122
 DEFAULT_START_TIME = "2026-01-15T09:00:00Z"
+IDEMPOTENCY_RECORDS = 10_000  # kept idempotent results per (account, environment), by default
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,4 +25,5 @@ class Settings:
     strict_webhook_urls: bool = False
     webhook_timeout: float = 10.0  # seconds a receiver has to answer one delivery attempt
     journal_size: int = 10_000
+    idempotency_records: int = IDEMPOTENCY_RECORDS  # the oldest is dropped beyond it
     extra: dict[str, str] = field(default_factory=dict)
