@@ -124,9 +124,8 @@ def exchange(
         expires_at=now + client.token_lifetime,
         expires_in=client.token_lifetime,
     )
-    state.sweep(now)
     code.token = token.token
-    state.tokens[token.token] = token
+    state.add_token(token, now)
     return token
 
 
