@@ -30,7 +30,7 @@ from .servers import KEY, Server
 
 DOCUMENT = "doc_mock_signed"  # a signed document: a workflow on it is a 409 conflict
 REQUESTS = 200_000
-SLICE_SECONDS = 5.0
+SLICE_SECONDS = 2.0
 CAP = 10_000  # the default cap of idempotency records
 SLACK = 1.25  # RSS per tracemalloc byte the records may cost: the allocator's overhead
 FLAT_MIB = 1.0
