@@ -12,8 +12,8 @@ The same soak runs twice, on a server with the default cap (10,000) and on one w
 the difference of their RSS growth is what the kept records cost. Their budget is the cap times
 the bytes one record of this answer holds, measured in-process with tracemalloc (`kept_bytes`);
 the records end within it when their RSS is at most `SLACK` times the budget (the allocator's
-own overhead, and the RSS's noise of about a MiB between samples). A soak is flat over its second half when the RSS grows by at most `FLAT_MIB`
-from its middle sample to its end.
+own overhead, and the RSS's noise of about a MiB between samples). A soak is flat over its
+second half when the RSS grows by at most `FLAT_MIB` from its middle sample to its end.
 """
 
 from __future__ import annotations
