@@ -8,8 +8,10 @@ bind, so no test opens a port beyond loopback."""
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 
+import httpx
 import pytest
 
 from mockserver.cli.bind import is_loopback
@@ -46,6 +48,32 @@ def test_a_guarded_or_admin_less_run_gets_past_the_check(guard: list[str]) -> No
     assert "--admin-token" not in result.stderr
     assert f"listening on http://{UNASSIGNED}:" in result.stdout  # on to the bind itself
     assert result.returncode != 2
+
+
+def test_a_loopback_host_other_than_the_default_serves_an_open_control_plane() -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [*MOCKSERVER, "run", "--host", "127.0.0.2", "--port", str(port), "--clock", "frozen"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        pause = threading.Event()
+        response = None
+        for _ in range(300):
+            try:
+                response = httpx.get(f"http://127.0.0.2:{port}/_mock/clock")
+                break
+            except httpx.TransportError:
+                assert process.poll() is None, process.stderr.read() if process.stderr else ""
+                pause.wait(0.05)
+        assert response is not None
+        assert response.status_code == 200  # no token needed on loopback
+        assert response.json()["mode"] == "frozen"
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
 
 
 @pytest.mark.parametrize(
