@@ -1,6 +1,7 @@
 """Caps on what grows with traffic rather than with data, driven past through HTTP: the rate
-windows of client addresses and of credentials, and OAuth codes and tokens. Past each cap the
-oldest is forgotten, the newest still works, and nothing else changes."""
+windows of client addresses and of credentials, OAuth codes and tokens, and the cache of
+resolved API keys. Past each cap the oldest is forgotten, the newest still works, and nothing
+else changes."""
 
 from __future__ import annotations
 
@@ -127,5 +128,35 @@ def test_tokens_and_their_rate_windows_are_capped_oldest_first(oauth: OAuth) -> 
         early = await oauth.whoami(tokens[-CREDENTIAL_CAPACITY - 1])
         assert early.status == 200  # the token is kept; its window was not: a fresh one
         assert used(early) == 1
+
+    asyncio.run(drive())
+
+
+def test_resolved_keys_are_a_bounded_cache_that_never_answers_stale(
+    unlimited_app: Starlette,
+) -> None:
+    """More distinct Authorization values of one key than the principal cache keeps
+    (`Bearer` and the key apart by 1 to 1,100 spaces): each resolves to the key as the store
+    has it, before and after the cache empties itself."""
+    unlimited_app.state.store.reset()
+    key = unlimited_app.state.store.keys["sk_test_mock_full"]
+
+    async def whoami(spaces: int) -> Answer:
+        value = "Bearer" + " " * spaces + "sk_test_mock_full"
+        headers = [(b"authorization", value.encode())]
+        return await request(unlimited_app, "GET", "/v1/whoami", headers=headers)
+
+    async def drive() -> None:
+        for spaces in range(1, 1_101):
+            answer = await whoami(spaces)
+            assert answer.status == 200
+            assert answer.json()["account_id"] == "acct_mock_us"
+        key.revoked = True
+        try:
+            for spaces in (1, 600, 1_100):  # the oldest, one cleared away, the newest
+                assert (await whoami(spaces)).status == 401
+        finally:
+            key.revoked = False
+        assert (await whoami(1)).status == 200
 
     asyncio.run(drive())
