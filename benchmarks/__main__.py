@@ -2,6 +2,7 @@
 
 python -m benchmarks                       # what `make bench` runs (about 10 minutes)
 python -m benchmarks --only soak --soak 300   # what `make bench-soak` runs
+python -m benchmarks --only idempotency       # 200,000 kept 409s: memory within the caps
 python -m benchmarks --quick               # a short smoke run of every figure
 """
 
@@ -27,6 +28,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--documents", type=int, default=100_000, help="size of the large seed")
     parser.add_argument("--soak", type=float, default=30.0, help="seconds of POST soak")
     parser.add_argument("--slice", type=float, default=10.0, help="seconds per soak sample")
+    parser.add_argument(
+        "--idempotency-requests",
+        type=int,
+        default=200_000,
+        help="POSTs of the idempotency soak, each with a new key",
+    )
     parser.add_argument("--only", default=",".join(GROUPS), help=f"some of {','.join(GROUPS)}")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the JSON goes")
     parser.add_argument("--quick", action="store_true", help="short runs, a 10k seed: a smoke test")
@@ -53,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         startups=args.startups,
         big_documents=args.documents,
         soak_seconds=args.soak,
+        idempotency_requests=args.idempotency_requests,
         slice_seconds=args.slice,
         groups=groups,
         run_id=str(os.getpid()),
@@ -62,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         options.seconds, options.rounds, options.warmup, options.page_seconds = 2.0, 1, 0.5, 1.0
         options.startups, options.big_documents, options.depths = 2, 10_000, (1, 10, 100)
         options.soak_seconds, options.slice_seconds = 6.0, 2.0
+        options.idempotency_requests = 20_000
         options.backlog_runs, options.plugin_tests, options.plugin_repeat = 1, 50, 1
         options.plugin_imports = 3
         options.backlog_layouts = ("endpoints16", "endpoint1")  # not the 30,000-attempt bound

@@ -34,6 +34,8 @@ class LoadResult:
     max_ms: float
     errors: int  # socket errors, timeouts and answers > 399
     exhausted: bool  # a supply-driven script ran out before the end
+    status_errors: int = 0  # the answers > 399 among `errors`
+    unexpected: int = 0  # answers a script that expects one status says were another
 
     @property
     def rps(self) -> float:
@@ -68,6 +70,8 @@ def parse(output: str) -> LoadResult:
                 max_ms=raw["max_us"] / 1000,
                 errors=errors,
                 exhausted=bool(raw["exhausted"]),
+                status_errors=raw["status_errors"],
+                unexpected=raw.get("unexpected", 0),
             )
     raise RuntimeError(f"wrk printed no result:\n{output[-2000:]}")
 

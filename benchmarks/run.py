@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import figures, hostile, instructions, plugin_overhead, webhook_backlog
+from . import figures, hostile, idempotency_soak, instructions, plugin_overhead, webhook_backlog
 from .load import LoadResult
 from .report import Report, Row, Target
 from .seed import large_seed
@@ -32,6 +32,7 @@ GROUPS = (
     "reset",
     "rss",
     "soak",
+    "idempotency",
     "webhooks",
     "hostile",
     "pytest",
@@ -58,6 +59,7 @@ class Options:
     startup_budget: float = 90.0  # seconds for the repeated start-ups of one server and seed
     big_documents: int = 100_000
     soak_seconds: float = 30.0
+    idempotency_requests: int = idempotency_soak.REQUESTS
     slice_seconds: float = 10.0
     depths: tuple[int, ...] = (1, 100, 1000)
     groups: tuple[str, ...] = GROUPS
@@ -81,6 +83,8 @@ def ours_command(seed: Path | None) -> list[str]:
     return command + (["--seed", str(seed)] if seed else [])
 
 
+SLACK = idempotency_soak.SLACK
+FLAT = idempotency_soak.FLAT_MIB
 REFERENCE = [sys.executable, "-m", "benchmarks.reference_app", "--port", "{port}"]
 # (key, label, the compiled build's target ratio to the reference, its p99 bound in ms, the
 # pure-Python path's target ratio: None where there is none).
@@ -137,6 +141,16 @@ def rows(options: Options) -> list[Row]:
         Row("soak.rss.end", "POST soak, RSS at the end", "MiB"),
         Row("soak.kib", "POST soak, RSS growth per request", "KiB"),
         Row("soak.drift", "POST soak, growth per request, 2nd half / 1st", "x", _at_most(1.2)),
+    ]
+    kept = f"{options.idempotency_requests:,} kept 409s, distinct keys"
+    table += [
+        Row("idem.record", "idempotency record of a kept 409, tracemalloc", "B"),
+        Row("idem.budget", "idempotency records' budget: 10,000 of them", "MiB"),
+        Row("idem.rps", kept, "req/s"),
+        Row("idem.p99", f"{kept}, worst slice p99", "ms"),
+        Row("idem.rss.growth", f"{kept}, RSS growth", "MiB"),
+        Row("idem.rss.records", f"{kept}, RSS of the records / budget", "x", _at_most(SLACK)),
+        Row("idem.rss.flat", f"{kept}, RSS growth, 2nd half", "MiB", _at_most(FLAT)),
     ]
     table += backlog_rows(options.backlog_layouts)
     table += hostile_rows()
@@ -491,6 +505,42 @@ class Run:
 
         self.attempt(f"{side} soak", measure)
 
+    def idempotency(self) -> None:
+        """The idempotency soak on a server of its own with the default cap, then on one with
+        a cap of 1: the difference of their growth is the records' (ours only: the reference
+        keeps nothing)."""
+        if not self.wants("idempotency"):
+            return
+        o = self.options
+
+        def soak(cap: int) -> idempotency_soak.Soak:
+            command = [*ours_command(None), "--idempotency-records", str(cap)]
+            with running(self.start(OURS, command)()) as server:
+                return idempotency_soak.soak(server, o.idempotency_requests, run_id=o.run_id)
+
+        def measure() -> None:
+            record = idempotency_soak.kept_bytes()
+            budget = record * idempotency_soak.CAP / 2**20
+            capped, control = soak(idempotency_soak.CAP), soak(1)
+            self.report.details["idempotency"] = {
+                "capped": vars(capped) | {"samples": [vars(s) for s in capped.samples]},
+                "cap of 1": vars(control) | {"samples": [vars(s) for s in control.samples]},
+            }
+            self.put("idem.record", OURS, record)
+            self.put("idem.budget", OURS, budget)
+            self.put("idem.rps", OURS, capped.rps)
+            self.put("idem.p99", OURS, max(s.p99_ms for s in capped.samples))
+            note = f"from {capped.baseline_mib:.1f}; {control.growth_mib:.1f} with a cap of 1"
+            self.put("idem.rss.growth", OURS, capped.growth_mib, note)
+            records = capped.growth_mib - control.growth_mib
+            self.put("idem.rss.records", OURS, records / budget, f"{records:.1f} MiB")
+            self.put("idem.rss.flat", OURS, capped.second_half_mib)
+            if capped.errors or control.errors:
+                errors = capped.errors + control.errors
+                self.report.failures.append(f"idempotency soak: {errors} error answers")
+
+        self.attempt("ours idempotency soak", measure)
+
     def backlogs(self, server: Server) -> None:
         """The webhook backlog figures (ours only: the reference has no webhooks)."""
         if not self.wants("webhooks"):
@@ -600,7 +650,11 @@ class Run:
             seed = large_seed(o.big_documents)
             o.log(f"ours, {o.big_documents}-document seed")
             self.attempt("ours, large seed", lambda: self.ours_big(seed))
-        if any(self.wants(g) for g in GROUPS if g not in ("pytest", "hostile", "instructions")):
+        if self.wants("idempotency"):
+            o.log("ours, the idempotency soak")
+            self.idempotency()
+        separate = ("pytest", "hostile", "instructions", "idempotency")
+        if any(self.wants(g) for g in GROUPS if g not in separate):
             o.log("ours, default seed, and the reference, alternately")
             self.attempt("ours and the reference", self.paired)
         if self.wants("instructions"):

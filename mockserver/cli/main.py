@@ -16,8 +16,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mockserver.cli.bind import open_control_plane_refusal
 from mockserver.core.compiled import request_path_compiled
-from mockserver.core.config import DEFAULT_RANDOM_SEED, DEFAULT_START_TIME, Settings
+from mockserver.core.config import (
+    DEFAULT_RANDOM_SEED,
+    DEFAULT_START_TIME,
+    IDEMPOTENCY_RECORDS,
+    Settings,
+)
 from mockserver.core.errors import LoadError
 
 if TYPE_CHECKING:
@@ -54,7 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
         "before anything is served.",
     )
     run.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on; an address other than loopback needs --admin-token or "
+        "--no-admin (default: %(default)s)",
     )
     run.add_argument(
         "--port", type=int, default=8080, help="port to listen on (default: %(default)s)"
@@ -98,7 +107,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--admin-token",
         metavar="TOKEN",
-        help="require this X-Mock-Admin-Token on /_mock (default: none, /_mock is open)",
+        help="require this X-Mock-Admin-Token on /_mock; needed to bind a --host other than "
+        "loopback with the control plane on (default: none, /_mock is open)",
+    )
+    run.add_argument(
+        "--idempotency-records",
+        type=_positive,
+        default=IDEMPOTENCY_RECORDS,
+        metavar="N",
+        help="idempotent results kept per account and environment; beyond it the oldest is "
+        "dropped, and a retry with its key runs again (default: %(default)s)",
     )
     run.add_argument(
         "--strict-webhook-urls",
@@ -213,6 +231,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _positive(text: str) -> int:
+    """An argument that must be a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
 _SEED_HELP = "seed file to start from (default: the packaged seeds/default.yaml)"
 _RANDOM_HELP = "seed of the generated ids and values (default: %(default)s)"
 
@@ -229,6 +258,10 @@ def _openapi(seed_path: Path | None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    refusal = open_control_plane_refusal(args.host, not args.no_admin, args.admin_token)
+    if refusal is not None:
+        print(refusal, file=sys.stderr)
+        return 2
     from mockserver.serving.gc_tuning import PacedCollection, tune_for_serving
     from mockserver.serving.server import protocol_options, serve
     from mockserver.web.app import create_app
@@ -243,6 +276,7 @@ def _run(args: argparse.Namespace) -> int:
         admin=not args.no_admin,
         admin_token=args.admin_token,
         strict_webhook_urls=args.strict_webhook_urls,
+        idempotency_records=args.idempotency_records,
     )
     app = create_app(settings)
     tune_for_serving(app.state.store)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 DEFAULT_RANDOM_SEED = 20261122
 DEFAULT_START_TIME = "2026-01-15T09:00:00Z"
+IDEMPOTENCY_RECORDS = 10_000  # kept idempotent results per (account, environment), by default
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,4 +27,5 @@ class Settings:
     webhook_queue_size: int = 1_000  # deliveries queued per endpoint; the oldest waiting dropped
     webhook_journal_size: int = 10_000  # finished deliveries kept (pending ones always are)
     journal_size: int = 10_000
+    idempotency_records: int = IDEMPOTENCY_RECORDS  # the oldest is dropped beyond it
     extra: dict[str, str] = field(default_factory=dict)

@@ -9,11 +9,14 @@ their fingerprint (method, routed region, path and parsed body) is the same, 409
 Only the results of requests that executed are kept: 2xx, and the 404 and 409 an operation
 answered. 5xx and every refusal before or instead of execution (400, 401, 403, 413, 422, 429)
 are dropped, so a retry runs again. Kept results expire `RETENTION` seconds of mock time after
-they were stored; expired records are dropped from a FIFO in completion order as later requests
+they were stored. Each (account, environment) keeps its results in a FIFO in completion order:
+expired ones are dropped from its front as later requests of that account and environment
 arrive, at most `EXPIRE_BATCH` per lookup, so a clock moved a day on spreads the freeing of a
-day's records over the requests that follow instead of stalling one of them. A lookup checks
-expiry itself, so a clock set backwards never serves a result older than the retention, and a
-record not yet dropped is never served.
+day's records over the requests that follow instead of stalling one of them; and at most
+`capacity` (`CAPACITY` unless the settings say otherwise) are kept, the oldest dropped first,
+so memory is bounded whatever the clock does. A lookup checks expiry itself, so a clock set
+backwards never serves a result older than the retention, and a record not yet dropped is never
+served.
 
 A kept record is one object with atomic fields under a `str` key: the collector has one object
 to walk per record, and dropping it frees one.
@@ -29,9 +32,11 @@ from typing import Any, Final, final
 
 import orjson
 
+from mockserver.core.config import IDEMPOTENCY_RECORDS
 from mockserver.core.errors import BadRequest, Conflict
 
 RETENTION = 24 * 3600  # seconds of mock time
+CAPACITY = IDEMPOTENCY_RECORDS  # kept results per (account, environment); oldest dropped first
 EXPIRE_BATCH = 4  # expired records dropped per lookup at most: more than one arrives per lookup
 MAX_KEY_LENGTH = 255
 HEADER = "Idempotency-Key"
@@ -43,6 +48,11 @@ def scope_of(account: str, environment: str, key: str) -> Scope:
     """The record key of `key` in (account, environment). A key is printable ASCII (no line
     break), and ids and environment names have none, so the joined string is unambiguous."""
     return f"{account}\n{environment}\n{key}"
+
+
+def partition_of(scope: Scope) -> str:
+    """The (account, environment) part of a record key: what the cap counts within."""
+    return scope[: scope.rfind("\n")]
 
 
 def is_kept(status: int) -> bool:
@@ -128,14 +138,19 @@ def mismatch() -> Conflict:
 
 
 class IdempotencyStore:
-    """The records of one server, keyed by (account, environment, key)."""
+    """The records of one server, keyed by (account, environment, key); each (account,
+    environment) keeps at most `capacity` results."""
 
-    __slots__ = ("_expiry", "_generation", "_records", "retention")
+    __slots__ = ("_generation", "_kept", "_records", "capacity", "retention")
 
-    def __init__(self, retention: int = RETENTION) -> None:
+    def __init__(self, retention: int = RETENTION, capacity: int = CAPACITY) -> None:
         self.retention = retention
+        self.capacity = capacity
         self._records: dict[Scope, Record] = {}
-        self._expiry: deque[Record] = deque()  # kept records, in completion order
+        # Per (account, environment): its kept records, in completion order. An entry whose
+        # record is no longer the one under its key (expired at lookup, or the key reused) is
+        # stale and skipped when it reaches the front.
+        self._kept: dict[str, deque[Record]] = {}
         self._generation = 0
 
     def __len__(self) -> int:
@@ -143,7 +158,9 @@ class IdempotencyStore:
 
     def lookup(self, scope: Scope, now: float) -> Record | None:
         """The live record of a key (in flight or kept and unexpired), or None."""
-        self._expire(now)
+        kept = self._kept.get(partition_of(scope))
+        if kept is not None:
+            self._expire(kept, now)
         record = self._records.get(scope)
         if record is not None and record.done and record.expires_at <= now:
             del self._records[scope]
@@ -160,7 +177,8 @@ class IdempotencyStore:
         self, scope: Scope, record: Record, status: int, response: Any, now: float
     ) -> bool:
         """Keep the response of `record` for replay if its status says it executed, else drop
-        the record so that a retry runs again. Whether it was kept."""
+        the record so that a retry runs again; at the cap, the oldest kept result of the
+        account and environment is dropped. Whether it was kept."""
         if not is_kept(status):
             self.abandon(scope, record)
             return False
@@ -169,7 +187,16 @@ class IdempotencyStore:
         record.response = response
         record.expires_at = now + self.retention
         record.done = True
-        self._expiry.append(record)
+        partition = partition_of(scope)
+        kept = self._kept.get(partition)
+        if kept is None:
+            kept = self._kept[partition] = deque()
+        kept.append(record)
+        records = self._records
+        while len(kept) > self.capacity:
+            oldest = kept.popleft()
+            if records.get(oldest.scope) is oldest:
+                del records[oldest.scope]
         return True
 
     def abandon(self, scope: Scope, record: Record) -> None:
@@ -180,15 +207,19 @@ class IdempotencyStore:
     def clear(self) -> None:
         """Forget every record (a reset of the mock); requests still running keep nothing."""
         self._records.clear()
-        self._expiry.clear()
+        self._kept.clear()
         self._generation += 1
 
-    def _expire(self, now: float) -> None:
-        expiry = self._expiry
+    def _expire(self, kept: deque[Record], now: float) -> None:
+        """Drop up to `EXPIRE_BATCH` expired or stale records from the front of `kept`."""
         records = self._records
         for _ in range(EXPIRE_BATCH):
-            if not expiry or expiry[0].expires_at > now:
+            if not kept:
                 return
-            record = expiry.popleft()
-            if records.get(record.scope) is record:
+            record = kept[0]
+            live = records.get(record.scope) is record
+            if live and record.expires_at > now:
+                return
+            kept.popleft()
+            if live:
                 del records[record.scope]

@@ -17,6 +17,7 @@ as a `Redirect` carrying `error` (section 4.1.2.1); every other problem raises a
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit, urlunsplit
@@ -32,6 +33,8 @@ CODE_LIFETIME = 600  # seconds; RFC 6749 section 4.1.2 recommends at most ten mi
 TOKEN_ENVIRONMENT = "sandbox"  # where tokens reach: the sandbox approves at once
 RATE_LIMIT, BURST = 120, 200  # the sandbox plan (docs/reference/errors-and-limits.md)
 GRACE = 86_400  # expired codes and tokens are forgotten a day later, to bound memory
+CODES_KEPT = 10_000  # codes kept per server, used or not; the oldest is forgotten first
+TOKENS_KEPT = 10_000  # access tokens kept per server; the oldest is forgotten first
 # RFC 7636 section 4.1: 43..128 unreserved characters (for verifiers and S256 challenges)
 PKCE_VALUE = re.compile(r"[A-Za-z0-9._~-]{43,128}\Z")
 
@@ -72,14 +75,17 @@ class Redirect:
 
 
 class OAuthState:
-    """The registered clients and the live codes and tokens of one server."""
+    """The registered clients and the live codes and tokens of one server, in the order they
+    were issued. Expired ones are forgotten a day after expiry (so a late exchange still hears
+    "expired"), and beyond `CODES_KEPT` codes or `TOKENS_KEPT` tokens the oldest is forgotten
+    at once: a forgotten code is `invalid_grant`, a forgotten token a 401, as unknown ones."""
 
     __slots__ = ("_ids", "_random_seed", "_sweep_at", "clients", "codes", "tokens")
 
     def __init__(self, clients: Mapping[str, OAuthClient], random_seed: int) -> None:
         self.clients: dict[str, OAuthClient] = dict(clients)
-        self.codes: dict[str, AuthorizationCode] = {}
-        self.tokens: dict[str, AccessToken] = {}
+        self.codes: OrderedDict[str, AuthorizationCode] = OrderedDict()
+        self.tokens: OrderedDict[str, AccessToken] = OrderedDict()
         self._random_seed = random_seed
         self._ids: dict[str, IdFactory] = {}
         self._sweep_at = 1024
@@ -96,9 +102,23 @@ class OAuthState:
         if len(self.codes) + len(self.tokens) < self._sweep_at:
             return
         cutoff = now - GRACE
-        self.codes = {k: c for k, c in self.codes.items() if c.expires_at > cutoff}
-        self.tokens = {k: t for k, t in self.tokens.items() if t.expires_at > cutoff}
+        self.codes = OrderedDict((k, c) for k, c in self.codes.items() if c.expires_at > cutoff)
+        self.tokens = OrderedDict((k, t) for k, t in self.tokens.items() if t.expires_at > cutoff)
         self._sweep_at = max(1024, 2 * (len(self.codes) + len(self.tokens)))
+
+    def add_code(self, code: AuthorizationCode, now: int) -> None:
+        """Keep a newly issued code, forgetting the oldest beyond `CODES_KEPT`."""
+        self.sweep(now)
+        self.codes[code.code] = code
+        while len(self.codes) > CODES_KEPT:
+            self.codes.popitem(last=False)
+
+    def add_token(self, token: AccessToken, now: int) -> None:
+        """Keep a newly issued token, forgetting the oldest beyond `TOKENS_KEPT`."""
+        self.sweep(now)
+        self.tokens[token.token] = token
+        while len(self.tokens) > TOKENS_KEPT:
+            self.tokens.popitem(last=False)
 
 
 def oauth_error(code: str, message: str, param: str | None = None) -> BadRequest:
@@ -222,8 +242,7 @@ def _grant(
         code_challenge=challenge,
         expires_at=now + CODE_LIFETIME,
     )
-    state.sweep(now)
-    state.codes[code.code] = code
+    state.add_code(code, now)
     return code
 
 

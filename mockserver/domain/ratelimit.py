@@ -14,8 +14,10 @@ request leaves the window, and for a refusal `retry_after` = the whole seconds (
 until then, so `reset == now + retry_after` on a whole-second clock.
 
 Memory stays bounded: a key's window that has emptied is the same as no window, so windows are
-swept (without loss) whenever their number doubles; client addresses are an LRU of
-`ANONYMOUS_CAPACITY` windows.
+swept (without loss) whenever their number doubles; beyond `CREDENTIAL_CAPACITY` windows (OAuth
+tokens come and go with traffic, and under a frozen clock no window ever empties) a sweep keeps
+the half most recently used, so a dropped credential starts a fresh window. Client addresses
+are an LRU of `ANONYMOUS_CAPACITY` windows. A window holds at most `burst` entries.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import final
 WINDOW = 60  # seconds
 ANONYMOUS_CAPACITY = 4096  # client addresses remembered; the least recently seen is dropped
 SWEEP_FLOOR = 1024  # credential windows are swept once there are more than this many
+CREDENTIAL_CAPACITY = 4096  # credential windows kept at most; a sweep keeps the newest half
 ANONYMOUS_PLAN = (120, 200)  # requests without a valid credential: the sandbox plan
 
 
@@ -113,7 +116,17 @@ class RateLimiter:
         return Verdict(not self.enforce, 0, math.ceil(leaves), retry_after)
 
     def _sweep(self, now: float) -> None:
-        """Drop the windows whose every entry has left; they mean the same as no window."""
+        """Drop the windows whose every entry has left (they mean the same as no window), and
+        beyond half the capacity the least recently used ones. The next sweep comes when the
+        number has doubled, and at the capacity at the latest."""
         horizon = now - WINDOW
-        self._windows = {k: w for k, w in self._windows.items() if w and w[-1] > horizon}
-        self._sweep_above = max(SWEEP_FLOOR, 2 * len(self._windows))
+        live = {k: w for k, w in self._windows.items() if w and w[-1] > horizon}
+        keep = CREDENTIAL_CAPACITY // 2
+        if len(live) > keep:  # by last use; ties (a frozen clock) keep the newest windows
+            live = dict(sorted(live.items(), key=_last_use)[-keep:])
+        self._windows = live
+        self._sweep_above = max(SWEEP_FLOOR, min(2 * len(live), CREDENTIAL_CAPACITY))
+
+
+def _last_use(item: tuple[str, deque[float]]) -> float:
+    return item[1][-1]

@@ -68,6 +68,7 @@ class Sandbox:
             seed = load_seed(settings.seed_path or default_seed_path())
         store = Store(seed, make_clock(settings), settings.random_seed, loader=load_world)
         store.rate_limits.enforce = settings.rate_limit  # --no-rate-limit: headers, no refusals
+        store.idempotency.capacity = settings.idempotency_records
         webhooks = DeliveryEngine(
             store,
             timeout=settings.webhook_timeout,

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
+from mockserver.core.config import DEFAULT_RANDOM_SEED, IDEMPOTENCY_RECORDS, Settings
 
 if TYPE_CHECKING:
     import ssl
@@ -169,6 +169,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--mock-random-seed", type=int, default=DEFAULT_RANDOM_SEED, help="the mock's random seed"
     )
+    group.addoption(
+        "--mock-idempotency-records",
+        type=int,
+        default=IDEMPOTENCY_RECORDS,
+        help="idempotent results the mock keeps per account and environment",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -184,6 +190,7 @@ def _create_app(config: pytest.Config) -> Starlette:
         seed_path=config.getoption("--mock-seed"),
         clock_mode="frozen",
         random_seed=config.getoption("--mock-random-seed"),
+        idempotency_records=config.getoption("--mock-idempotency-records"),
     )
     return create_app(settings)
 

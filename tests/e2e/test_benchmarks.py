@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from benchmarks import hostile, load, plugin_overhead, webhook_backlog
+from benchmarks import hostile, idempotency_soak, load, plugin_overhead, webhook_backlog
 from benchmarks.figures import SoakSlice
 from benchmarks.reference_app import create_app
 from benchmarks.report import Report, Row, Target, markdown_table, text_table
@@ -313,3 +313,29 @@ def test_servers_start_without_the_sandbox_s_bytecode_switch(
     assert "PYTHONDONTWRITEBYTECODE" not in env
     assert env["SOME_SETTING"] == "kept"
     assert env["MOCKSERVER_SEED_CACHE"] == "0"
+
+
+def test_the_unexpected_answers_of_a_script_are_parsed() -> None:
+    result = load.parse(wrk_line(status_errors=10, unexpected=2))
+    assert (result.status_errors, result.unexpected) == (10, 2)
+    assert load.parse(wrk_line()).unexpected == 0
+
+
+@needs_wrk
+def test_kept_conflict_script_stops_at_its_count_and_counts_other_answers(
+    live_reference: LiveServer,
+) -> None:
+    url = f"{live_reference.base_url}/v1/workflows"
+    args = ["sk_test_x", "doc_x", "k-", "40"]
+    result = load.run(url, "kept_conflict.lua", args, seconds=1)
+    assert 0 < result.requests <= 40
+    assert result.unexpected == result.requests  # the reference answers 201, not the 409
+
+
+def test_idempotency_soak_halves_count_requests_not_slices() -> None:
+    soak = idempotency_soak.Soak(100.0)
+    for requests, rss in ((60_000, 120.0), (20_000, 121.0), (20_000, 121.5), (100_000, 122.0)):
+        soak.samples.append(idempotency_soak.Sample(requests, 1.0, 1.0, 0, rss))
+    assert soak.growth_mib == 22.0
+    assert soak.second_half_mib == 0.5  # from the sample taken once 100,000 were answered
+    assert soak.requests == 200_000

@@ -109,6 +109,27 @@ def test_random_seed_option_changes_ids(pytester: pytest.Pytester) -> None:
     assert created_id("--mock-random-seed", "1") != created_id()
 
 
+def test_idempotency_records_option(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_cap="""
+        def test_oldest_runs_again(mock_client):
+            body = {"title": "t", "vault_id": "vault_mock_us"}
+            def create(key):
+                return mock_client.post(
+                    "/v1/documents", json=body, headers={"Idempotency-Key": key}
+                ).json()["id"]
+            first = create("a")
+            create("b")
+            assert create("b") != first
+            assert create("a") != first  # dropped by the cap of 1: runs again
+        """
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--mock-idempotency-records", "1"
+    )
+    result.assert_outcomes(passed=1)
+
+
 def test_seed_option(pytester: pytest.Pytester) -> None:
     seed = Path(__file__).parent / "data" / "tiny_seed.yaml"
     pytester.makepyfile(

@@ -46,10 +46,11 @@ async def request(
     chunks: list[bytes] | None = None,
     pause: Pause | None = None,
     scope_headers: Any = None,
+    client: tuple[str, int] = ("127.0.0.1", 50000),
 ) -> Answer:
     """Send one request to `path` (decoded, as ASGI has it); `chunks` arrive one by one, with
     `pause` after the first. `scope_headers`, when given, is the scope's headers as they are
-    (any shape), instead of `Host: mock` and `headers`."""
+    (any shape), instead of `Host: mock` and `headers`; `client` is the peer's address."""
     pending = list(chunks or [b""])
     messages: list[Message] = []
 
@@ -78,7 +79,7 @@ async def request(
         "headers": [(b"host", b"mock"), *(headers or [])]
         if scope_headers is None
         else scope_headers,
-        "client": ("127.0.0.1", 50000),
+        "client": client,
         "server": ("mock", 80),
     }
     await app(scope, receive, send)

@@ -147,3 +147,27 @@ def test_invalid_keys(key: str, fragment: str) -> None:
     with pytest.raises(BadRequest, match=fragment) as raised:
         check_key(key)
     assert raised.value.param == "Idempotency-Key"
+
+
+def test_each_account_and_environment_keeps_at_most_capacity_results() -> None:
+    records = IdempotencyStore(capacity=2)
+    keys = [scope_of("acct", "sandbox", f"k{n}") for n in range(5)]
+    other = scope_of("acct", "live", "k0")
+    records.complete(other, records.begin(other), 201, "other", T0)
+    for n, key in enumerate(keys):
+        records.complete(key, records.begin(key), 201, key, T0 + n)
+    assert [records.lookup(key, T0 + 10) is not None for key in keys] == [False] * 3 + [True] * 2
+    assert records.lookup(other, T0 + 10) is not None
+    assert len(records) == 3
+
+
+def test_the_cap_holds_when_the_clock_goes_back_and_keys_are_reused() -> None:
+    records = IdempotencyStore(capacity=3)
+    for round_ in range(50):
+        for n in range(4):
+            key = scope_of("acct", "sandbox", f"k{n}")
+            at = T0 + RETENTION * (round_ % 3) - n  # now forward, now back
+            if records.lookup(key, at) is None:
+                records.complete(key, records.begin(key), 201, "r", at)
+            assert len(records) <= 3
+    assert all(len(kept) <= 3 for kept in records._kept.values())

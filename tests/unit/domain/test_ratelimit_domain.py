@@ -106,3 +106,20 @@ def test_clear_forgets_every_window() -> None:
     limiter.clear()
     assert len(limiter) == 0
     assert limiter.hit("sk_a", 1, T0).admitted
+
+
+def test_credential_windows_are_capped_keeping_the_most_recently_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ratelimit, "SWEEP_FLOOR", 2)
+    monkeypatch.setattr(ratelimit, "CREDENTIAL_CAPACITY", 8)
+    limiter = RateLimiter()
+    limiter._sweep_above = 2
+    limiter.hit("kept", 10, T0)
+    for n in range(100):  # a frozen clock: no window ever empties
+        limiter.hit(f"tok{n}", 10, T0 + 1)
+        limiter.hit("kept", 10, T0 + 2)  # the most recently used survives every sweep
+        assert len(limiter._windows) <= 8
+    assert "tok99" in limiter._windows
+    assert "tok0" not in limiter._windows
+    assert not limiter.hit("kept", 10, T0 + 2).admitted  # its full window, not a fresh one
