@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from mockserver.core.errors import NotFound, PermissionDenied, ValidationError
+from mockserver.core.secrets import same_secret
 from mockserver.domain import validation as v
 from mockserver.domain import views
 from mockserver.domain.models import ExportJob
@@ -121,7 +122,7 @@ def check_download(job: ExportJob, query: Mapping[str, str], secret: bytes, now:
     given = query.get("signature", "")
     if job.status != "completed" or _EXPIRES.fullmatch(expires) is None:
         raise PermissionDenied("This download URL is not valid.")
-    if not hmac.compare_digest(given, signature(secret, job.id, int(expires))):
+    if not same_secret(given, signature(secret, job.id, int(expires))):
         raise PermissionDenied("This download URL is not valid: its signature does not match.")
     if now >= int(expires):
         raise PermissionDenied("This download URL has expired. Poll the export job again.")

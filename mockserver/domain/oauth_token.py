@@ -14,11 +14,11 @@ import base64
 import binascii
 import dataclasses
 import hashlib
-import hmac
 from collections.abc import Mapping
 from urllib.parse import unquote_plus
 
 from mockserver.core.errors import AuthenticationError
+from mockserver.core.secrets import same_secret
 from mockserver.domain.models import OAuthClient
 from mockserver.domain.oauth import (
     PKCE_VALUE,
@@ -67,9 +67,7 @@ def authenticate_client(
         candidates = [(client_id, secret)]
     for client_id, secret in candidates:
         client = state.clients.get(client_id)
-        if client is not None and hmac.compare_digest(
-            client.client_secret.encode(), secret.encode()
-        ):
+        if client is not None and same_secret(secret, client.client_secret):
             return client
     raise invalid_client("Client authentication failed: unknown client or wrong secret.")
 
@@ -189,7 +187,7 @@ def _check_verifier(code: AuthorizationCode, verifier: str | None) -> None:
             "code_verifier must be 43 to 128 URL-safe characters.",
             "code_verifier",
         )
-    if not hmac.compare_digest(s256(verifier), code.code_challenge):
+    if not same_secret(s256(verifier), code.code_challenge):
         raise oauth_error(
             "invalid_grant", "code_verifier does not match the code_challenge.", "code_verifier"
         )

@@ -6,7 +6,6 @@ Not part of the v1 contract. Off with `--no-admin` (the routes are not mounted a
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Awaitable, Callable
 from functools import wraps
 
@@ -16,6 +15,7 @@ from starlette.routing import BaseRoute, Route
 
 from mockserver.core.clock import parse_ts
 from mockserver.core.errors import AuthenticationError, ValidationError
+from mockserver.core.secrets import same_secret
 from mockserver.domain import validation as v
 from mockserver.engine.control import Control
 from mockserver.web.body import read_control_json
@@ -39,7 +39,7 @@ def admin(handler: AdminHandler) -> Callable[[Request], Awaitable[Response]]:
 def check_admin_token(request: Request, given: str) -> None:
     """401 unless no admin token is set or `given` is it (compared in constant time)."""
     token: str | None = request.app.state.settings.admin_token
-    if token is not None and not hmac.compare_digest(given.encode(), token.encode()):
+    if token is not None and not same_secret(given, token):
         raise AuthenticationError(
             "The /_mock control plane needs a valid X-Mock-Admin-Token header."
         )
