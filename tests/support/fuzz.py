@@ -16,7 +16,7 @@ import json
 import os
 import subprocess
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -297,8 +297,8 @@ class FuzzReport:
 
 def grouped_exclusions() -> dict[tuple[str, str], tuple[str, ...]]:
     """(operationId, check) -> the statuses the exclusions allow, as schemathesis.toml has them."""
-    out: dict[tuple[str, str], tuple[str, ...]] = defaultdict(tuple)
-    for exclusion in EXCLUSIONS:
-        for op in exclusion.operations:
-            out[(op, exclusion.check)] = exclusion.statuses
-    return dict(out)
+    return {
+        (op, exclusion.check): exclusion.statuses
+        for exclusion in EXCLUSIONS
+        for op in exclusion.operations
+    }
