@@ -32,8 +32,7 @@ PACKAGE := pyproject.toml README.md \
 WHEEL := dist/.wheel
 
 .PHONY: run wheel test lint fmt bench bench-soak bench-idempotency wrk valgrind clean browser screenshots \
-	compiled-copy \
-	docs docs-serve
+	compiled-copy docs docs-serve fuzz
 
 $(TOOLS):
 	$(PYTHON) -m venv $(VENV)
@@ -118,6 +117,16 @@ test: lint browser $(CSTAMP)
 	$(MAKE) --no-print-directory compiled-copy
 	cd $(COPY) && $(CURDIR)/$(CBIN)/pytest -q -n 2 -p no:cacheprovider --compiled
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# The long fuzz run (docs/development/fuzzing.md), not part of `test`: schemathesis for
+# FUZZ_MINUTES against a fresh mock, every check but the documented exclusions, seeded by
+# FUZZ_SEED; its report goes to build/fuzz/ (report.json, summary.md). Then the property tests
+# with their larger example budget.
+FUZZ_MINUTES ?= 20
+FUZZ_SEED ?= 20261122
+fuzz: $(DEV)
+	$(BIN)/python -m tests.e2e.fuzz --minutes $(FUZZ_MINUTES) --seed $(FUZZ_SEED) --out build/fuzz
+	FUZZ_PROFILE=long $(BIN)/pytest -q -p no:cacheprovider tests/api/test_properties.py
 
 # The documentation site (MkDocs, Material theme): built offline into site/, or served with live
 # reload while editing. `python -m docs.gen` rewrites its generated pages (CLI, scenario fields,

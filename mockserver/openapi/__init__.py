@@ -11,6 +11,8 @@ indent, a trailing newline), so the two are byte-identical for the same limits.
     requests.py    request bodies and parameters, with the handlers' rules
     responses.py   the error envelope, response headers and per-operation response sets
     paths.py       every operation under /v1
+    links.py       which answer feeds which next request (OpenAPI links)
+    rules.py       what the server enforces that no schema can say, for the descriptions
     webhooks.py    the signed event deliveries, under `webhooks`
     document.py    assembly: info, servers, security schemes, components
 """

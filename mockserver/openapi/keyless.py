@@ -15,6 +15,15 @@ from mockserver.openapi.responses import OAUTH_CODES, error_response, success
 
 Operation = dict[str, Any]
 
+# The default seed's client, and values of an authorization request that it approves.
+SEEDED_CLIENT = "mock_client"
+EXAMPLES: dict[str, Schema] = {
+    "response_type": {"examples": ["code"]},
+    "redirect_uri": {"examples": ["http://127.0.0.1:8765/callback"]},
+    "scope": {"examples": ["documents:read"]},
+    "state": {"examples": ["af0ifjsldkj"]},
+}
+
 NO_STORE = {
     "Cache-Control": {"schema": {"type": "string", "const": "no-store"}, "required": True},
     "Pragma": {"schema": {"type": "string", "const": "no-cache"}, "required": True},
@@ -81,8 +90,13 @@ def _oauth() -> dict[str, dict[str, Operation]]:
         "tags": ["OAuth"],
         "security": [],
         "parameters": [
-            query("client_id", {"type": "string", "minLength": 1}, "The client.", required=True),
-            *(query(name, text, what) for name, what in names),
+            query(
+                "client_id",
+                {"type": "string", "minLength": 1, "examples": [SEEDED_CLIENT]},
+                "A registered client (an unknown one is 400).",
+                required=True,
+            ),
+            *(query(name, {**text, **EXAMPLES.get(name, {})}, what) for name, what in names),
         ],
         "responses": {
             "302": success(

@@ -14,9 +14,11 @@ from typing import Any
 
 from mockserver.openapi.fields import ref
 from mockserver.openapi.keyless import keyless_paths
+from mockserver.openapi.links import attach_links
 from mockserver.openapi.requests import AUDIT_FILTERS, DOCUMENT_FILTERS, path_param
 from mockserver.openapi.resources import DOC_ID, EXPORT_ID, VAULT_ID, WEBHOOK_ID, WORKFLOW_ID
 from mockserver.openapi.responses import errors, header, json_content, success
+from mockserver.openapi.rules import attach_rules
 
 Operation = dict[str, Any]
 
@@ -63,20 +65,9 @@ def operation(
     return op
 
 
-def link(op_id: str, **parameters: str) -> dict[str, Any]:
-    """A link to the operation using the new resource's id as a path parameter."""
-    return {"operationId": op_id, "parameters": parameters}
-
-
-def body_link(op_id: str, field: str) -> dict[str, Any]:
-    """A link to an operation whose body names the new resource in `field` (the rest of the
-    body is the caller's; schemathesis merges it in)."""
-    return {"operationId": op_id, "requestBody": {field: "$response.body#/id"}}
-
-
-def created(status: int, what: str, schema: str, links: dict[str, Any]) -> dict[str, Any]:
+def created(status: int, what: str, schema: str) -> dict[str, Any]:
     replayed = {"Idempotent-Replayed": header("Idempotent-Replayed")}
-    return {str(status): success(status, what, ref(schema), headers=replayed, links=links)}
+    return {str(status): success(status, what, ref(schema), headers=replayed)}
 
 
 def ok(schema: str, what: str) -> dict[str, Any]:
@@ -86,7 +77,6 @@ def ok(schema: str, what: str) -> dict[str, Any]:
 def _core() -> dict[str, dict[str, Operation]]:
     vault = [path_param("vault_id", {**VAULT_ID, "examples": ["vault_mock_us"]})]
     doc = [path_param("doc_id", {**DOC_ID, "examples": ["doc_mock_draft"]})]
-    by_id = "$response.body#/id"
     return {
         "/whoami": {
             "get": operation(
@@ -115,10 +105,6 @@ def _core() -> dict[str, dict[str, Operation]]:
                     201,
                     "The vault.",
                     "VaultCreated",
-                    {
-                        "getVault": link("getVault", vault_id=by_id),
-                        "createDocument": body_link("createDocument", "vault_id"),
-                    },
                 )
                 | errors(*WRITE),
             ),
@@ -156,11 +142,6 @@ def _core() -> dict[str, dict[str, Operation]]:
                     201,
                     "The new draft.",
                     "DocumentCreated",
-                    {
-                        "getDocument": link("getDocument", doc_id=by_id),
-                        "deleteDocument": link("deleteDocument", doc_id=by_id),
-                        "createWorkflow": body_link("createWorkflow", "document_id"),
-                    },
                 )
                 | errors(*WRITE),
             ),
@@ -189,7 +170,6 @@ def _core() -> dict[str, dict[str, Operation]]:
 def _lifecycle() -> dict[str, dict[str, Operation]]:
     workflow = [path_param("workflow_id", WORKFLOW_ID)]
     export = [path_param("export_id", EXPORT_ID)]
-    by_id = "$response.body#/id"
     return {
         "/workflows": {
             "post": operation(
@@ -202,10 +182,6 @@ def _lifecycle() -> dict[str, dict[str, Operation]]:
                     201,
                     "The workflow, `in_progress` at step 1.",
                     "WorkflowCreated",
-                    {
-                        "getWorkflow": link("getWorkflow", workflow_id=by_id),
-                        "advanceWorkflow": link("advanceWorkflow", workflow_id=by_id),
-                    },
                 )
                 | errors(*WRITE),
             )
@@ -257,7 +233,6 @@ def _lifecycle() -> dict[str, dict[str, Operation]]:
                     202,
                     "The job, `processing`; poll it.",
                     "ExportJob",
-                    {"getAuditExport": link("getAuditExport", export_id=by_id)},
                 )
                 | errors(*WRITE),
             )
@@ -295,11 +270,6 @@ def _webhook_endpoints() -> dict[str, dict[str, Operation]]:
                     201,
                     "The endpoint, with its `signing_secret` (shown only here).",
                     "WebhookEndpointCreated",
-                    {
-                        "deleteWebhookEndpoint": link(
-                            "deleteWebhookEndpoint", webhook_id="$response.body#/id"
-                        )
-                    },
                 )
                 | errors(*WRITE),
             ),
@@ -318,5 +288,8 @@ def _webhook_endpoints() -> dict[str, dict[str, Operation]]:
 
 
 def paths() -> dict[str, dict[str, Operation]]:
-    """The `paths` object: every operation the mock serves under /v1."""
-    return {**_core(), **_lifecycle(), **_webhook_endpoints(), **keyless_paths()}
+    """The `paths` object: every operation the mock serves under /v1, with its links."""
+    every = {**_core(), **_lifecycle(), **_webhook_endpoints(), **keyless_paths()}
+    attach_links(every)
+    attach_rules(every)
+    return every

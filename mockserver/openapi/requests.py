@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from mockserver.audit.exports import PERIOD_PATTERN
 from mockserver.domain.conditions import MAX_LENGTH as CONDITION_MAX
 from mockserver.domain.idempotency import MAX_KEY_LENGTH
 from mockserver.domain.models import DECISIONS, DOCUMENT_STATUSES, REGIONS, Limits
@@ -24,6 +23,37 @@ from mockserver.webhooks.endpoints import EVENT_TYPES, EVENTS_MAX
 ID_MAX = 255  # ids in bodies: the handlers take any string up to this, then look it up
 BMP_ONLY = "^[\\u0000-\\uFFFF]*$"  # metadata keys stay in the Basic Multilingual Plane
 WEBHOOK_EVENTS_ALL = "*"
+
+# A real calendar date, YYYY-MM-DD, years 0001-9999 (what `date.fromisoformat` takes from the
+# period's pattern): days 29 and 30 in every month but February, 31 in the long months, and
+# February 29 in leap years only.
+_YEAR = "(?:[1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])"
+_LEAP_YEAR = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
+_MONTH_DAY = (
+    "(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
+    "|(?:0[13-9]|1[0-2])-(?:29|30)"
+    "|(?:0[13578]|1[02])-31)"
+)
+REAL_DATE = f"(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29)"
+
+# What the condition lexer takes, as a superset: characters of names, numbers, operators,
+# brackets and commas, and quoted strings with the lexer's escapes (backslash before a quote,
+# a backslash, n, t, or u and four hex digits outside the surrogates; no raw line breaks),
+# with spaces, tabs and line breaks between. Any other character is refused (422); the
+# grammar is the server's to check. Outside a string each character is its own token, so the
+# pattern never backtracks far.
+_BLANK = r"[ \t\r\n]"
+_ESCAPE = (
+    r"\\(?:["
+    + "\"'"
+    + r"\\nt]|u(?:[0-9A-Ca-c][0-9A-Fa-f]{3}|[Dd][0-7][0-9A-Fa-f]{2}|[EFef][0-9A-Fa-f]{3}))"
+)
+_CONDITION_TOKEN = (
+    r"(?:[A-Za-z0-9_.=!<>()\[\],-]"
+    rf'|"(?:[^"\\\r\n]|{_ESCAPE})*"'
+    rf"|'(?:[^'\\\r\n]|{_ESCAPE})*')"
+)
+CONDITION_PATTERN = f"^{_BLANK}*(?:{_CONDITION_TOKEN}{_BLANK}*)+$"
 
 
 def _metadata(limits: Limits) -> Schema:
@@ -57,11 +87,13 @@ def body_schemas(limits: Limits) -> dict[str, Schema]:
             "assignee": EMAIL_INPUT,
             "condition": nullable(
                 {
-                    **string(min_len=1, max_len=CONDITION_MAX, not_blank=True),
+                    **string(min_len=1, max_len=CONDITION_MAX),
+                    "pattern": CONDITION_PATTERN,
                     "description": "An expression over the document, e.g. "
                     '`metadata.amount > 10000 and metadata.kind == "nda"`; a step whose '
-                    "condition is false when it becomes current is skipped. Must parse "
-                    "(422 `steps[N].condition` otherwise).",
+                    "condition is false when it becomes current is skipped. The pattern "
+                    "holds its characters; it must also parse by the grammar of the API "
+                    "reference, Step conditions (422 `steps[N].condition` otherwise).",
                 }
             ),
         },
@@ -119,9 +151,9 @@ def body_schemas(limits: Limits) -> dict[str, Schema]:
             {
                 "period": {
                     "type": "string",
-                    "pattern": f"^{PERIOD_PATTERN}$",
-                    "description": "`YYYY-MM-DD/YYYY-MM-DD`, inclusive UTC days: real dates, "
-                    "the start not after the end.",
+                    "pattern": f"^{REAL_DATE}/{REAL_DATE}$",
+                    "description": "`YYYY-MM-DD/YYYY-MM-DD`, inclusive UTC days: real dates "
+                    "(the pattern), the start not after the end (422 `period` otherwise).",
                     "examples": ["2026-01-01/2026-01-31"],
                 },
                 "format": nullable(enum(("csv",))),
