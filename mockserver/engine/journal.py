@@ -9,6 +9,7 @@ load (`Settings.journal_size`, 10,000 by default).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -189,6 +190,10 @@ class Journal:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def entries(self) -> Sequence[Entry]:
+        """Every entry, oldest first (a live view: read it without awaiting in between)."""
+        return self._entries
 
     def find(
         self,
