@@ -1,11 +1,12 @@
 """Why a request was refused: the journal's `explain` of an error answer.
 
 The check that refuses a request knows why; it says so on the error it raises
-(`ApiError.because`). `explanation` turns that into the journal's `explain` object:
-`{"check": C, "message": ..., <the check's fields>}`. An error raised without a reason gets
-the check its status stands for, so every error answer is explained. `header_value` is the
-one-line `X-Mock-Explain` response header a request may ask for. Built only for errors: a 2xx
-answer costs nothing here.
+(`ApiError.because`). The pipeline keeps a `refusal` (a tuple of what the error already holds)
+on the journal entry, and `explanation` turns it into the journal's `explain` object when the
+journal is read: `{"check": C, "message": ..., <the check's fields>}`. An error raised without a
+reason gets the check its status stands for, so every error answer is explained.
+`header_value` is the one-line `X-Mock-Explain` response header a request may ask for. Only
+errors come here: a 2xx answer costs nothing.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from typing import Any
 
 import orjson
 
-from mockserver.core.errors import ApiError
+from mockserver.core.errors import ApiError, Reason
 
 Explain = dict[str, Any]
+# (the check's reason, message, param, status, path): an error as the journal keeps it
+Refusal = tuple[Reason | None, str, str | None, int, str]
 
 # The check an error stands for when the code that raised it gave no reason.
 _BY_STATUS = {
@@ -38,14 +41,19 @@ def check_for(status: int) -> str:
     return _BY_STATUS.get(status, INTERNAL if status >= 500 else "request")
 
 
-def explanation(error: ApiError, path: str) -> Explain:
-    """The `explain` of a request refused by `error` (`path`: the request's path, the resource
-    of a not-found without one)."""
-    reason = error.explain
-    check: str = reason["check"] if reason else check_for(error.status)
-    out: Explain = {"check": check, "message": error.message}
-    if error.param is not None and check in ("validation", "request"):
-        out["param"] = error.param
+def refusal(error: ApiError, path: str) -> Refusal:
+    """What the journal keeps of a request refused by `error` (`path`: the request's path,
+    the resource of a not-found without one): a tuple, made at once, rendered when read."""
+    return (error.explain, error.message, error.param, error.status, path)
+
+
+def explanation(refused: Refusal) -> Explain:
+    """The `explain` object of a refusal."""
+    reason, message, param, status, path = refused
+    check: str = reason["check"] if reason else check_for(status)
+    out: Explain = {"check": check, "message": message}
+    if param is not None and check in ("validation", "request"):
+        out["param"] = param
     if reason:
         for name, value in reason.items():
             if name != "check":
@@ -71,13 +79,18 @@ def from_answer(status: int, body: bytes) -> Explain:
 
 def wants_header(headers: list[tuple[bytes, bytes]]) -> bool:
     """Whether the request asked for `X-Mock-Explain: 1`."""
-    return any(name == b"x-mock-explain" and value.strip() == b"1" for name, value in headers)
+    for name, value in headers:
+        if name == b"x-mock-explain" and value.strip() == b"1":
+            return True
+    return False
 
 
-def header_value(explain: Explain) -> bytes:
+def header_value(refused: Refusal) -> bytes:
     """`<check>: <message>` as one line of printable ASCII (anything else becomes `?`, line
     breaks and tabs a space), at most `_HEADER_MAX` characters."""
-    text = f"{explain['check']}: {explain.get('message', '')}"
+    reason, message, _, status, _ = refused
+    check = reason["check"] if reason else check_for(status)
+    text = f"{check}: {message}"
     clean = "".join(
         " " if ch in "\r\n\t" else ch if " " <= ch <= "~" else "?" for ch in text[:_HEADER_MAX]
     )

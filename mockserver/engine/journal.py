@@ -17,7 +17,7 @@ import orjson
 from mockserver.core.clock import format_ts
 from mockserver.domain.auth import mask
 from mockserver.domain.kept_bytes import kept
-from mockserver.engine.explain import Explain, from_answer
+from mockserver.engine.explain import Explain, Refusal, explanation, from_answer
 
 BODY_LIMIT = 16 * 1024
 
@@ -79,7 +79,7 @@ class Entry:
         self.response_size = 0
         self.duration = 0.0
         self.rule: str | None = None
-        self.explain: Explain | None = None  # why an error answer was refused (engine.explain)
+        self.explain: Refusal | None = None  # why an error answer was refused (engine.explain)
 
     @property
     def credential(self) -> str | None:
@@ -117,7 +117,7 @@ class Entry:
             return None
         if self.explain is None:  # a kept answer replayed: its envelope tells what it was
             return from_answer(self.status, self.response_body)
-        return self.explain
+        return explanation(self.explain)
 
     def render(self) -> dict[str, Any]:
         return {

@@ -19,6 +19,7 @@ from mockserver.domain.store import Store
 
 if TYPE_CHECKING:
     from mockserver.engine.control import Control
+    from mockserver.engine.explain import Refusal
     from mockserver.web.exchange import Exchange
     from mockserver.webhooks.delivery import DeliveryEngine
 
@@ -59,7 +60,7 @@ class RequestContext:
         self.operation: str | None = None
         self.rule: str | None = None
         self.exchange: Exchange | None = None
-        self.explain: dict[str, Any] | None = None
+        self.explain: Refusal | None = None
 
 
 def context_of(scope: Scope) -> RequestContext | None:

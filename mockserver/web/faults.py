@@ -29,7 +29,7 @@ from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError
 from mockserver.domain.store import Store
 from mockserver.engine.calls import MAX_BODY
-from mockserver.engine.explain import header_value
+from mockserver.engine.explain import Refusal, header_value
 from mockserver.scenarios.engine import MISSING, RequestView, ScenarioEngine
 from mockserver.scenarios.model import ERROR_TYPES, Deprecation, Rule
 from mockserver.web.context import context_of
@@ -76,7 +76,7 @@ class FaultLayer:
                 if rule.respond.status is not None:
                     status = rule.respond.status
                     if status >= 400 and context is not None:
-                        context.explain = _explain(rule)
+                        context.explain = _refusal(rule, status, path)
                         if headers.get("x-mock-explain", "").strip() == "1":
                             extra = [*extra, (b"x-mock-explain", header_value(context.explain))]
                     await _send_injected(send, request_id, rule, extra)
@@ -109,11 +109,12 @@ async def hold(seconds: float) -> None:
         await asyncio.sleep(left)
 
 
-def _explain(rule: Rule) -> dict[str, Any]:
-    """The journal's `explain` of an error answer injected by `rule`."""
+def _refusal(rule: Rule, status: int, path: str) -> Refusal:
+    """What the journal keeps of an error answer injected by `rule` (see engine.explain)."""
     error = rule.respond.error
     message = error.message if error else f"Injected by scenario rule '{rule.name}'."
-    return {"check": "scenario", "message": message, "rule": rule.name, "scenario": rule.scenario}
+    reason = {"check": "scenario", "rule": rule.name, "scenario": rule.scenario}
+    return (reason, message, None, status, path)
 
 
 def _bearer(authorization: str | None) -> str | None:

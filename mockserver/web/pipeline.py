@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError, InternalError
 from mockserver.domain.store import Store
-from mockserver.engine.explain import Explain, explanation, header_value, wants_header
+from mockserver.engine.explain import Refusal, header_value, refusal, wants_header
 from mockserver.engine.journal import Entry, Journal
 from mockserver.engine.traffic import Admission, ForcedLimitHook, Traffic
 from mockserver.web.compression import accepts_gzip
@@ -144,7 +144,7 @@ class Pipeline:
         except ApiError as error:
             if exchange.started:
                 raise
-            context.explain = explanation(error, path)
+            context.explain = refusal(error, path)
             await self._send_error(exchange, scope, error, request_id, context.explain)
         except ClientDisconnect:
             return  # the client went away mid-body: there is no one to answer
@@ -155,7 +155,7 @@ class Pipeline:
             if exchange.started:
                 raise
             internal = InternalError("An unexpected error occurred on the service side.")
-            context.explain = explanation(internal, path)
+            context.explain = refusal(internal, path)
             await self._send_error(exchange, scope, internal, request_id, context.explain)
         finally:
             context.exchange = None  # the ticket refers to the context: no cycle outlives us
@@ -168,10 +168,10 @@ class Pipeline:
 
     @staticmethod
     async def _send_error(
-        exchange: Exchange, scope: Scope, error: ApiError, request_id: str, explain: Explain
+        exchange: Exchange, scope: Scope, error: ApiError, request_id: str, refused: Refusal
     ) -> None:
         if wants_header(scope["headers"]):  # after what a key keeps: a replay never has it
-            header = (b"x-mock-explain", header_value(explain))
+            header = (b"x-mock-explain", header_value(refused))
             exchange.rate_headers = [*exchange.rate_headers, header]
         body = error_bytes(error, request_id)
         headers = [
