@@ -28,6 +28,7 @@ MATCHERS: dict[str, dict[str, Any]] = {
     "method+path, matches": {"method": "POST", "path": "/v1/documents"},
     "method+path, count fails": {"method": "POST", "path": "/v1/documents", "count": 1},
     "path pattern, none": {"method": "DELETE", "path": "/v1/documents/{id}"},
+    "no miss within one field": {"method": "DELETE", "path": "/v1/vaults/{id}", "status": 204},
     "body subset, none": {"method": "POST", "path": "/v1/documents", "body": {"title": "nope"}},
     "body only, none": {"body": {"title": "nope"}},
     "key+query+headers": {

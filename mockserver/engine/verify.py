@@ -305,15 +305,6 @@ class _Plan:
             self._keys[credential] = hit
         return hit
 
-    def cheap(self, method: str, path: str, status: int | None) -> int:
-        """How many of method, path and status differ."""
-        m = self.m
-        return (
-            (m.methods is not None and method not in m.methods)
-            + (m.path is not None and not self.path_ok(path))
-            + (m.statuses is not None and status not in m.statuses)
-        )
-
     def costly(self, entry: Entry, limit: int) -> int:
         """How many of the query, header and body fields differ, counting no further than
         `limit`."""
@@ -408,16 +399,21 @@ def _closest(m: Matcher, plan: _Plan, entries: Sequence[Entry]) -> list[Entry]:
     costly = bool(m.query or m.headers or m.body is not MISSING)
     heap: list[tuple[int, int, Entry]] = []  # (-differences, seq): the root is the farthest
     worst = 1 << 30  # an entry needs fewer differences than this to take a place
-    by_line: dict[tuple[str, str, int | None], int] = {}  # (method, path, status) -> count
-    key = m.key
+    methods, statuses, pattern, key = m.methods, m.statuses, m.path, m.key
+    paths = plan._paths
     since = m.since_seq
     for entry in reversed(entries):
         if entry.seq <= since:
             break
-        line = (entry.method, entry.path, entry.status)
-        count = by_line.get(line)
-        if count is None:
-            count = by_line[line] = plan.cheap(*line)
+        count = 0
+        if methods is not None and entry.method not in methods:
+            count = 1
+        if statuses is not None and entry.status not in statuses:
+            count += 1
+        if pattern is not None:
+            hit = paths.get(entry.path)
+            if not (plan.path_ok(entry.path) if hit is None else hit):
+                count += 1
         if key is not None and not plan.key_ok(entry):
             count += 1
         if count >= worst:
