@@ -63,10 +63,10 @@ def explanation(refused: Refusal) -> Explain:
     return out
 
 
-def from_answer(status: int, body: bytes) -> Explain:
-    """The `explain` of an error answer that no check described as it was raised (a kept
-    answer replayed for an `Idempotency-Key`): the check its status stands for and the
-    message of its error envelope."""
+def replayed(status: int, body: bytes, path: str) -> Refusal:
+    """The refusal of an error answer that no check described as it was sent (a kept answer
+    replayed for an `Idempotency-Key`): the check its status stands for, and the message of
+    its error envelope."""
     message = ""
     try:
         error = orjson.loads(body).get("error") if body else None
@@ -74,7 +74,7 @@ def from_answer(status: int, body: bytes) -> Explain:
             message = error["message"]
     except (orjson.JSONDecodeError, AttributeError):
         pass
-    return {"check": check_for(status), "message": message}
+    return (None, message, None, status, path)
 
 
 def wants_header(headers: list[tuple[bytes, bytes]]) -> bool:

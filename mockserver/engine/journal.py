@@ -17,7 +17,7 @@ import orjson
 from mockserver.core.clock import format_ts
 from mockserver.domain.auth import mask
 from mockserver.domain.kept_bytes import kept
-from mockserver.engine.explain import Explain, Refusal, explanation, from_answer
+from mockserver.engine.explain import Explain, Refusal, explanation, replayed
 
 BODY_LIMIT = 16 * 1024
 
@@ -116,7 +116,7 @@ class Entry:
         if self.status is None or self.status < 400:
             return None
         if self.explain is None:  # a kept answer replayed: its envelope tells what it was
-            return from_answer(self.status, self.response_body)
+            return explanation(replayed(self.status, self.response_body, self.path))
         return explanation(self.explain)
 
     def render(self) -> dict[str, Any]:

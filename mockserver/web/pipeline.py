@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError, InternalError
 from mockserver.domain.store import Store
-from mockserver.engine.explain import Refusal, header_value, refusal, wants_header
+from mockserver.engine.explain import Refusal, header_value, refusal, replayed, wants_header
 from mockserver.engine.journal import Entry, Journal
 from mockserver.engine.traffic import Admission, ForcedLimitHook, Traffic
 from mockserver.web.compression import accepts_gzip
@@ -134,8 +134,12 @@ class Pipeline:
                 )
                 if isinstance(claimed, Replay):
                     exchange.replaying = True
-                    for message in claimed.messages(exchange.rate_headers):
-                        await exchange(message)
+                    start, body = claimed.messages(exchange.rate_headers)
+                    if start["status"] >= 400 and wants_header(scope["headers"]):
+                        refused = replayed(start["status"], body["body"], path)
+                        start["headers"].append((b"x-mock-explain", header_value(refused)))
+                    await exchange(start)
+                    await exchange(body)
                     return
                 if claimed is not None:
                     exchange.ticket, receive = claimed, claimed.receive

@@ -273,3 +273,7 @@ def test_a_kept_error_replayed_has_no_header_unless_asked(both: httpx.Client) ->
     explain = explain_of(both)  # a replayed error: explained from its envelope
     assert explain["check"] == "not_found"
     assert explain["message"] == first.json()["error"]["message"]
+    asked = both.post("/v1/documents", json=body, headers={**key, "X-Mock-Explain": "1"})
+    assert asked.headers["idempotent-replayed"] == "true"
+    assert asked.headers["x-mock-explain"] == first.headers["x-mock-explain"]
+    assert asked.content == again.content
