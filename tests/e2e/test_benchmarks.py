@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from benchmarks import hostile, load, plugin_overhead, webhook_backlog
+from benchmarks import hostile, load, plugin_overhead, verify_journal, webhook_backlog
 from benchmarks.figures import SoakSlice
 from benchmarks.reference_app import create_app
 from benchmarks.report import Report, Row, Target, markdown_table, text_table
@@ -313,3 +313,11 @@ def test_servers_start_without_the_sandbox_s_bytecode_switch(
     assert "PYTHONDONTWRITEBYTECODE" not in env
     assert env["SOME_SETTING"] == "kept"
     assert env["MOCKSERVER_SEED_CACHE"] == "0"
+
+
+def test_the_verify_benchmark_walks_a_journal_it_filled() -> None:
+    rows = {name: (matched, ok) for name, _, _, matched, ok in verify_journal.measure(50, 1)}
+    assert set(rows) == set(verify_journal.MATCHERS)
+    assert rows["method+path, matches"] == (10, True)  # every fifth request is a create
+    assert rows["method+path, count fails"] == (10, False)
+    assert rows["body subset, none"] == (0, False)
