@@ -121,11 +121,17 @@ def check_download(job: ExportJob, query: Mapping[str, str], secret: bytes, now:
     expires = query.get("expires", "")
     given = query.get("signature", "")
     if job.status != "completed" or _EXPIRES.fullmatch(expires) is None:
-        raise PermissionDenied("This download URL is not valid.")
+        raise PermissionDenied("This download URL is not valid.").because(
+            "authentication", reason="malformed"
+        )
     if not same_secret(given, signature(secret, job.id, int(expires))):
-        raise PermissionDenied("This download URL is not valid: its signature does not match.")
+        raise PermissionDenied(
+            "This download URL is not valid: its signature does not match."
+        ).because("authentication", reason="unknown")
     if now >= int(expires):
-        raise PermissionDenied("This download URL has expired. Poll the export job again.")
+        raise PermissionDenied("This download URL has expired. Poll the export job again.").because(
+            "authentication", reason="expired"
+        )
 
 
 def csv_bytes(world: World, job: ExportJob) -> bytes:

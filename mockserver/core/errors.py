@@ -15,13 +15,17 @@
           +-- SeedError
           +-- ScenarioError
 
-Only `mockserver.web.render` turns an ApiError into a response body.
+Only `mockserver.web.render` turns an ApiError into a response body. An error may carry
+`explain`: the check that refused the request and its fields (`Reason`), for the journal's
+`explain` (`mockserver.engine.explain`); the response body never shows it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
+
+Reason = dict[str, Any]  # {"check": C, field: value, ...}: why a check refused a request
 
 
 class ApiError(Exception):
@@ -37,12 +41,19 @@ class ApiError(Exception):
         param: str | None = None,
         headers: dict[str, str] | None = None,
         code: str | None = None,
+        explain: Reason | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.param = param
         self.headers = headers or {}
         self.code = code
+        self.explain = explain
+
+    def because(self, check: str, **fields: Any) -> Self:
+        """This error, with the check that refused the request and that check's fields."""
+        self.explain = {"check": check, **fields}
+        return self
 
 
 class BadRequest(ApiError):
@@ -71,7 +82,11 @@ class NotFound(ApiError):
     @classmethod
     def resource(cls, kind: str, ident: str, *, param: str | None = None) -> NotFound:
         """The one not-found error for every resource kind."""
-        return cls(f"No such {kind}: '{ident}'", param=param)
+        return cls(
+            f"No such {kind}: '{ident}'",
+            param=param,
+            explain={"check": "not_found", "resource": ident},
+        )
 
 
 class Conflict(ApiError):

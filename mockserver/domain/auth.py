@@ -30,13 +30,13 @@ def bearer_token(authorization: str | None) -> str:
     if not authorization:
         raise AuthenticationError(
             "No API key provided. Send it as 'Authorization: Bearer <API_KEY>'."
-        )
+        ).because("authentication", reason="missing")
     scheme, _, token = authorization.strip().partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token or " " in token:
         raise AuthenticationError(
             "Malformed Authorization header. Expected 'Authorization: Bearer <API_KEY>'."
-        )
+        ).because("authentication", reason="malformed")
     return token
 
 
@@ -52,9 +52,13 @@ def principal_for_key(keys: Mapping[str, ApiKey], token: str) -> Principal:
     """Resolve an API key, or 401 for an unknown or revoked one."""
     key = keys.get(token)
     if key is None:
-        raise AuthenticationError(f"Invalid API key provided: {mask(token)}")
+        raise AuthenticationError(f"Invalid API key provided: {mask(token)}").because(
+            "authentication", reason="unknown"
+        )
     if key.revoked:
-        raise AuthenticationError(f"This API key has been revoked: {mask(token)}")
+        raise AuthenticationError(f"This API key has been revoked: {mask(token)}").because(
+            "authentication", reason="revoked"
+        )
     return Principal(
         account_id=key.account_id,
         environment=key.environment,
@@ -71,4 +75,4 @@ def require_scope(principal: Principal, scope: str | None) -> None:
     if scope is not None and scope not in principal.scopes:
         raise PermissionDenied(
             f"This credential lacks the '{scope}' scope required for this request."
-        )
+        ).because("scope", needed=scope, held=sorted(principal.scopes))

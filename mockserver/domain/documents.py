@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from mockserver.audit.chain import SYSTEM
-from mockserver.core.errors import Conflict, NotFound
+from mockserver.core.errors import Conflict
 from mockserver.domain import validation as v
 from mockserver.domain import vaults, views
+from mockserver.domain.elsewhere import not_found
 from mockserver.domain.models import DOCUMENT_STATUSES, Document, DocumentVersion, Limits
 from mockserver.domain.pagination import CursorCodec, newest_first
 from mockserver.domain.store import World
@@ -65,7 +66,7 @@ def get(world: World, region: str, doc_id: str, *, param: str | None = None) -> 
     """The document if it lives in `region` and is not deleted, else 404."""
     doc = world.regions[region].documents.get(doc_id)
     if doc is None or doc.deleted:
-        raise NotFound.resource("document", doc_id, param=param)
+        raise not_found(world, region, "document", doc_id, param=param)
     return doc
 
 
@@ -73,11 +74,13 @@ def delete(world: World, region: str, doc_id: str, actor: str, now: int) -> Docu
     """Soft delete; documents under legal hold or retention answer 409."""
     doc = get(world, region, doc_id)
     if doc.legal_hold:
-        raise Conflict(f"Document {doc.id} is under legal hold and cannot be deleted.")
+        raise Conflict(f"Document {doc.id} is under legal hold and cannot be deleted.").because(
+            "state", resource=doc.id, current=doc.status, hold=True
+        )
     if doc.under_retention:
         raise Conflict(
             f"Document {doc.id} is {doc.status} and under retention; it cannot be deleted."
-        )
+        ).because("state", resource=doc.id, current=doc.status, retention=True)
     doc = world.writable_document(doc)
     doc.deleted = True
     record(world, doc, "document.deleted", actor, now)

@@ -98,7 +98,8 @@ NOT_JSON: Final = object()  # `fingerprint_and_value` of a body that is not JSON
 class Record:
     """One key's request: in flight until `response` is set by `complete`. `fingerprint` is
     known once the body has been read; `permission` is the scope the operation required,
-    checked again on replay; `response` is what the HTTP layer kept."""
+    checked again on replay; `response` is what the HTTP layer kept; `summary` what the 409 of a
+    different payload says differs."""
 
     __slots__ = (
         "done",
@@ -108,6 +109,7 @@ class Record:
         "permission",
         "response",
         "scope",
+        "summary",
     )
 
     def __init__(self, scope: Scope = "", *, generation: int = 0) -> None:
@@ -118,6 +120,7 @@ class Record:
         self.expires_at = 0.0
         self.generation = generation
         self.done = False
+        self.summary = b""  # what `explain` needs of the first request (idempotency_diff)
 
 
 def in_flight() -> Conflict:

@@ -314,11 +314,17 @@ def principal_for_token(state: OAuthState, token: str, now: int) -> Principal:
     token is unknown, revoked or expired."""
     access = state.tokens.get(token)
     if access is None:
-        raise AuthenticationError(f"Invalid access token provided: {mask(token)}")
+        raise AuthenticationError(f"Invalid access token provided: {mask(token)}").because(
+            "authentication", reason="unknown"
+        )
     if access.revoked:
-        raise AuthenticationError(f"This access token has been revoked: {mask(token)}")
+        raise AuthenticationError(f"This access token has been revoked: {mask(token)}").because(
+            "authentication", reason="revoked"
+        )
     if now >= access.expires_at:
-        raise AuthenticationError(f"This access token has expired: {mask(token)}")
+        raise AuthenticationError(f"This access token has expired: {mask(token)}").because(
+            "authentication", reason="expired"
+        )
     return Principal(
         account_id=access.account_id,
         environment=TOKEN_ENVIRONMENT,

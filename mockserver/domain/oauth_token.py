@@ -32,8 +32,11 @@ from mockserver.domain.oauth import (
 # --- client authentication -------------------------------------------------------------------
 
 
-def invalid_client(message: str) -> AuthenticationError:
-    return AuthenticationError(message, code="invalid_client")
+def invalid_client(message: str, reason: str = "unknown") -> AuthenticationError:
+    """401 `invalid_client`; `reason`: what the client's credentials were (missing, malformed,
+    unknown) for the journal's `explain`."""
+    error = AuthenticationError(message, code="invalid_client")
+    return error.because("authentication", reason=reason)
 
 
 def authenticate_client(
@@ -60,10 +63,11 @@ def authenticate_client(
         if client_id is None:
             raise invalid_client(
                 "Client authentication required: send HTTP Basic credentials, "
-                "or client_id and client_secret form fields."
+                "or client_id and client_secret form fields.",
+                "missing",
             )
         if secret is None:
-            raise invalid_client(f"client_secret is required for client '{client_id}'.")
+            raise invalid_client(f"client_secret is required for client '{client_id}'.", "missing")
         candidates = [(client_id, secret)]
     for client_id, secret in candidates:
         client = state.clients.get(client_id)
@@ -79,14 +83,20 @@ def _basic_credentials(authorization: str) -> list[tuple[str, str]]:
     send them raw. The two readings differ only for values with `%` or `+`; both are tried."""
     scheme, _, credentials = authorization.strip().partition(" ")
     if scheme.lower() != "basic":
-        raise invalid_client(f"Unsupported client authentication scheme '{scheme}': use Basic.")
+        raise invalid_client(
+            f"Unsupported client authentication scheme '{scheme}': use Basic.", "malformed"
+        )
     try:
         decoded = base64.b64decode(credentials.strip(), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
-        raise invalid_client("Malformed Basic credentials: not base64 of UTF-8.") from None
+        raise invalid_client(
+            "Malformed Basic credentials: not base64 of UTF-8.", "malformed"
+        ) from None
     client_id, colon, secret = decoded.partition(":")
     if not colon or not client_id:
-        raise invalid_client("Malformed Basic credentials: expected 'client_id:client_secret'.")
+        raise invalid_client(
+            "Malformed Basic credentials: expected 'client_id:client_secret'.", "malformed"
+        )
     raw = (client_id, secret)
     form_decoded = (unquote_plus(client_id), unquote_plus(secret))
     return [raw] if form_decoded == raw else [raw, form_decoded]

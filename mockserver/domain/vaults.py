@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mockserver.core.errors import NotFound, ValidationError
+from mockserver.core.errors import ValidationError
 from mockserver.domain import validation as v
 from mockserver.domain import views
+from mockserver.domain.elsewhere import not_found
 from mockserver.domain.models import REGIONS, Limits, Member, Vault
 from mockserver.domain.store import World
 
@@ -57,7 +58,7 @@ def get(world: World, region: str, vault_id: str, *, param: str | None = None) -
     """The vault if it lives in `region`, else 404."""
     vault = world.regions[region].vaults.get(vault_id)
     if vault is None:
-        raise NotFound.resource("vault", vault_id, param=param)
+        raise not_found(world, region, "vault", vault_id, param=param)
     return vault
 
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mockserver.core.errors import Conflict, NotFound, ValidationError
+from mockserver.core.errors import Conflict, ValidationError
 from mockserver.domain import documents, views
 from mockserver.domain import validation as v
 from mockserver.domain.conditions import MAX_LENGTH, ConditionSyntaxError, parse
+from mockserver.domain.elsewhere import not_found
 from mockserver.domain.models import DECISIONS, Document, Limits, Workflow, WorkflowStep
 from mockserver.domain.store import World
 
@@ -107,11 +108,17 @@ def create(
         raise Conflict(
             f"Document {doc.id} already has an in_progress workflow "
             f"({world.active_workflows[doc.id]})."
+        ).because(
+            "state",
+            resource=doc.id,
+            current=doc.status,
+            allowed=["no in_progress workflow"],
+            workflow=world.active_workflows[doc.id],
         )
     if doc.status != "draft":
         raise Conflict(
             f"Document {doc.id} is {doc.status}; only draft documents can enter a workflow."
-        )
+        ).because("state", resource=doc.id, current=doc.status, allowed=["draft"])
     workflow = Workflow(
         id=new_id or world.ids.new("wf_"),
         document_id=doc.id,
@@ -135,7 +142,7 @@ def create(
 def get(world: World, region: str, workflow_id: str) -> Workflow:
     workflow = world.regions[region].workflows.get(workflow_id)
     if workflow is None:
-        raise NotFound.resource("workflow", workflow_id)
+        raise not_found(world, region, "workflow", workflow_id)
     return workflow
 
 
@@ -151,10 +158,12 @@ def advance(
     if workflow.status != "in_progress":
         raise Conflict(
             f"Workflow {workflow.id} is {workflow.status}; only in_progress workflows advance."
-        )
+        ).because("state", resource=workflow.id, current=workflow.status, allowed=["in_progress"])
     doc = world.regions[region].documents[workflow.document_id]
     if doc.deleted:
-        raise Conflict(f"Document {doc.id} of workflow {workflow.id} has been deleted.")
+        raise Conflict(f"Document {doc.id} of workflow {workflow.id} has been deleted.").because(
+            "state", resource=doc.id, current="deleted", allowed=["not deleted"]
+        )
     workflow = world.writable_workflow(workflow)
     step = workflow.steps[workflow.current_step - 1]
     step.decision = decision

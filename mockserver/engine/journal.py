@@ -9,6 +9,7 @@ load (`Settings.journal_size`, 10,000 by default).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -16,6 +17,7 @@ import orjson
 from mockserver.core.clock import format_ts
 from mockserver.domain.auth import mask
 from mockserver.domain.kept_bytes import kept
+from mockserver.engine.explain import Explain, Refusal, explanation, replayed
 
 BODY_LIMIT = 16 * 1024
 
@@ -43,6 +45,7 @@ class Entry:
         "_credential_read",
         "at",
         "duration",
+        "explain",
         "method",
         "path",
         "query",
@@ -76,6 +79,7 @@ class Entry:
         self.response_size = 0
         self.duration = 0.0
         self.rule: str | None = None
+        self.explain: Refusal | None = None  # why an error answer was refused (engine.explain)
 
     @property
     def credential(self) -> str | None:
@@ -107,6 +111,14 @@ class Entry:
                 self.response_body = kept(self.response_body + chunk[:room])
         self.response_size += len(chunk)
 
+    def explained(self) -> Explain | None:
+        """`explain` as the journal shows it: None for an answer below 400 (or none yet)."""
+        if self.status is None or self.status < 400:
+            return None
+        if self.explain is None:  # a kept answer replayed: its envelope tells what it was
+            return explanation(replayed(self.status, self.response_body, self.path))
+        return explanation(self.explain)
+
     def render(self) -> dict[str, Any]:
         return {
             "seq": self.seq,
@@ -117,6 +129,7 @@ class Entry:
             "key": None if self.credential is None else mask(self.credential),
             "status": self.status,
             "rule": self.rule,
+            "explain": self.explained(),
             "duration_ms": round(self.duration * 1000, 3),
             "request": {
                 "headers": _headers(self.request_headers),
@@ -177,6 +190,10 @@ class Journal:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def entries(self) -> Sequence[Entry]:
+        """Every entry, oldest first (a live view: read it without awaiting in between)."""
+        return self._entries
 
     def find(
         self,

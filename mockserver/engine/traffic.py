@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, final
 from mockserver.core.errors import ApiError, BadRequest, RateLimited
 from mockserver.domain import idempotency
 from mockserver.domain.auth import Principal, require_scope
-from mockserver.domain.idempotency import Record
+from mockserver.domain.idempotency import NOT_JSON, Record
+from mockserver.domain.idempotency_diff import differs, summarise
 from mockserver.domain.models import ApiKey
 from mockserver.domain.ratelimit import ANONYMOUS_PLAN, Verdict
 from mockserver.domain.store import Store
@@ -105,7 +106,7 @@ _LIMIT_HEADERS: dict[int, tuple[bytes, bytes]] = {}
 
 
 def _refusal(limit: int, burst: int, verdict: Verdict) -> RateLimited:
-    return RateLimited(
+    error = RateLimited(
         f"Rate limit exceeded: at most {burst} requests in any 60 seconds "
         f"(sustained rate {limit}/min). Retry after {verdict.retry_after} s.",
         headers={
@@ -114,6 +115,10 @@ def _refusal(limit: int, burst: int, verdict: Verdict) -> RateLimited:
             "X-RateLimit-Reset": str(verdict.reset),
             "Retry-After": str(verdict.retry_after),
         },
+    )
+    # A refused request finds its window full: it counts `burst` requests.
+    return error.because(
+        "rate_limit", limit=limit, burst=burst, used=burst, retry_after=verdict.retry_after
     )
 
 
@@ -129,6 +134,11 @@ def _describes(principal: Principal, key: ApiKey) -> bool:
         and principal.rate_limit == key.rate_limit
         and principal.burst == key.burst
     )
+
+
+def _key_of(hold: Hold) -> str:
+    """The `Idempotency-Key` of a hold (the last part of its scope; see `scope_of`)."""
+    return hold.scope_key.split("\n", 2)[-1]
 
 
 class Traffic:
@@ -165,7 +175,12 @@ class Traffic:
             forced = None if hook is None else hook(principal.credential, method, path)
             if forced is not None:  # a scenario's burst: the window counts as full, uncounted
                 verdict = Verdict(False, 0, forced.reset_at, forced.retry_after)
-                refusal = _refusal(limit, burst, verdict)
+                refusal = _refusal(limit, burst, verdict).because(
+                    "scenario",
+                    rule=forced.rule,
+                    scenario=forced.scenario,
+                    retry_after=verdict.retry_after,
+                )
                 return Admission([], principal, [], refusal, forced.rule)
             verdict = self.store.rate_limits.hit(principal.credential, burst, now)
         if not verdict.admitted:
@@ -210,7 +225,7 @@ class Traffic:
         scope_key = idempotency.scope_of(principal.account_id, principal.environment, key)
         record = records.lookup(scope_key, self.store.clock.now())
         if record is not None and not record.done:
-            raise idempotency.in_flight()
+            raise idempotency.in_flight().because("idempotency", key=key, in_flight=True)
         return Hold(scope_key, records.begin(scope_key) if record is None else None)
 
     def settle(
@@ -236,14 +251,20 @@ class Traffic:
             if record is None:
                 mine = hold.record = records.begin(hold.scope_key)
             elif not record.done:
-                raise idempotency.in_flight()
+                raise idempotency.in_flight().because(
+                    "idempotency", key=_key_of(hold), in_flight=True
+                )
             elif record.fingerprint != fingerprint:
-                raise idempotency.mismatch()
+                mine_now = summarise(method, region, path, value, body, value is not NOT_JSON)
+                raise idempotency.mismatch().because(
+                    "idempotency", key=_key_of(hold), differs=differs(record.summary, mine_now)
+                )
             else:
                 require_scope(principal, record.permission or None)
                 kept: bytes = record.response
                 return value, kept
         mine.fingerprint = fingerprint
+        mine.summary = summarise(method, region, path, value, body, value is not NOT_JSON)
         return value, None
 
     def keep(self, hold: Hold, permission: str | None, status: int, response: bytes) -> None:

@@ -53,6 +53,7 @@ class ForcedLimit:
     rule: str
     reset_at: int
     retry_after: int  # whole seconds, at least 1
+    scenario: str = ""  # the scenario of `rule`
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +243,9 @@ class ScenarioEngine:
             elif rule.match.times is not None and rule.fired >= rule.match.times:
                 continue
             rule.fired += 1
-            return ForcedLimit(rule.name, rule.burst_end, max(1, rule.burst_end - now))
+            return ForcedLimit(
+                rule.name, rule.burst_end, max(1, rule.burst_end - now), rule.scenario
+            )
         return None
 
     def webhook_fault(self, endpoint_id: str, event_type: str, attempt: int) -> Fault | None:

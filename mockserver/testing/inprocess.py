@@ -42,9 +42,15 @@ class InProcessTransport(httpx.BaseTransport):
         request.read()
         return asyncio.run_coroutine_threadsafe(self._send(request), self._loop).result()
 
-    def client(self, base_url: str = "http://mock", **kwargs: Any) -> httpx.Client:
-        """A new client on this transport; closing it leaves the transport open."""
-        return httpx.Client(transport=_Borrowed(self), base_url=base_url, **kwargs)
+    def client(
+        self,
+        base_url: str = "http://mock",
+        *,
+        cls: type[httpx.Client] = httpx.Client,
+        **kwargs: Any,
+    ) -> httpx.Client:
+        """A new client (of `cls`) on this transport; closing it leaves the transport open."""
+        return cls(transport=_Borrowed(self), base_url=base_url, **kwargs)
 
     def cancel_tasks(self) -> None:
         """Cancel the work the app left running on the loop (a webhook attempt) and wait until

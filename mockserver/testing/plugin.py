@@ -9,6 +9,11 @@ before every test that uses it, with a frozen clock. Fixtures:
 - `mock_client`: an in-process httpx client on the same app, authenticated with the full key.
 - `@pytest.mark.mock_scenario("name")`: load a scenario for one test.
 
+Both fixtures assert what the client sent (`assert_requested`, `assert_not_requested`,
+`assert_requested_in_order`: testing/verification.py). A failed test that used one gets a
+"mock journal" report section: its API requests, with `explain` under each error answer.
+`--mock-strict-scenarios` fails a test whose loaded scenarios kept a rule that never fired.
+
 Errors raised inside the server while a test runs fail that test with their traceback.
 
 Every pytest session of an environment with mockserver installed imports this module, whether
@@ -21,11 +26,12 @@ from __future__ import annotations
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 from mockserver.core.config import DEFAULT_RANDOM_SEED, IDEMPOTENCY_RECORDS, Settings
+from mockserver.testing.verification import Matcher, Verifying
 
 if TYPE_CHECKING:
     import ssl
@@ -37,12 +43,15 @@ if TYPE_CHECKING:
     from mockserver.engine.control import Control
     from mockserver.testing.inprocess import InProcessTransport
     from mockserver.testing.live import LiveServer
+    from mockserver.testing.mock_client import MockClient
 
 FULL_KEY = "sk_test_mock_full"
+JOURNAL_SHOWN = 50  # requests at most in a failed test's "mock journal" section
+_SESSION = pytest.StashKey["_SessionMock"]()
 
 
-class MockServer:
-    """One test's view of the running mock."""
+class MockServer(Verifying):
+    """One test's view of the running mock, with the request assertions of `Verifying`."""
 
     def __init__(self, server: LiveServer, admin: httpx.Client, api_key: str = FULL_KEY) -> None:
         self._server = server
@@ -103,6 +112,14 @@ class MockServer:
         if response.status_code >= 400:
             raise RuntimeError(f"{method} {path} failed: {response.status_code} {response.text}")
         return response.json()
+
+    def _verify_call(self, body: Matcher) -> dict[str, Any]:
+        answer: dict[str, Any] = self._call("POST", "/_mock/requests/verify", json=body)
+        return answer
+
+    def _last_seq(self) -> int:
+        data = self.requests(limit=1)
+        return int(data[0]["seq"]) if data else 0
 
     def now(self) -> str:
         """The mock clock, RFC 3339."""
@@ -175,6 +192,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=IDEMPOTENCY_RECORDS,
         help="idempotent results the mock keeps per account and environment",
     )
+    group.addoption(
+        "--mock-strict-scenarios",
+        action="store_true",
+        default=False,
+        help="fail a test whose loaded scenarios kept a rule that never fired",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -242,6 +265,43 @@ class _SessionMock:
             for name in marker.args:
                 self.server(tls=False).load_scenario(name)
 
+    def unused_rules(self) -> list[str]:
+        """`scenario/rule` of every rule of the loaded scenarios that never fired."""
+        loaded = self.control.scenarios()["data"]
+        return [
+            f"{scenario['name']}/{rule['name']}"
+            for scenario in loaded
+            for rule in scenario["rules"]
+            if not rule["fired"]
+        ]
+
+    def journal_text(self) -> str:
+        """The "mock journal" section: the latest JOURNAL_SHOWN API requests of the test."""
+        from mockserver.testing.verification import journal_section
+
+        journal = self.app.state.journal
+        for _ in range(3):  # a request still running in another thread may add an entry
+            try:
+                entries = list(journal.entries())
+                break
+            except RuntimeError:
+                continue
+        else:
+            return "The journal could not be read while requests were running."
+        shown = [
+            {
+                "seq": entry.seq,
+                "method": entry.method,
+                "path": entry.path,
+                "query": entry.query,
+                "status": entry.status,
+                "rule": entry.rule,
+                "explain": entry.explained(),
+            }
+            for entry in entries[-JOURNAL_SHOWN:]
+        ]
+        return journal_section(shown, len(entries))
+
     def _finish(self) -> None:
         self._test = None  # a test run again (a rerun plugin) is reset again
         if self.store.errors:
@@ -259,8 +319,40 @@ class _SessionMock:
 @pytest.fixture(scope="session")
 def _mock_session(request: pytest.FixtureRequest) -> Iterator[_SessionMock]:
     mock = _SessionMock(_create_app(request.config))
+    request.config.stash[_SESSION] = mock
     yield mock
+    del request.config.stash[_SESSION]
     mock.close()
+
+
+def _used_mock(item: pytest.Item) -> _SessionMock | None:
+    """The session's mock if `item` used a fixture that resets it, else None."""
+    names = getattr(item, "fixturenames", ())
+    if "mock_server" not in names and "mock_client" not in names:
+        return None
+    return item.config.stash.get(_SESSION, None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failed test that used the mock gets its "mock journal" section; with
+    `--mock-strict-scenarios`, a passing one whose scenarios kept an unused rule fails."""
+    report = yield
+    mock = _used_mock(item)
+    if mock is None or (report.when == "teardown" and report.passed):
+        return report
+    if report.when == "call" and item.config.getoption("--mock-strict-scenarios"):
+        unused = mock.unused_rules()
+        if unused:
+            message = "Scenario rules that never fired: " + ", ".join(unused) + "."
+            if report.passed:
+                report.outcome = "failed"
+                report.longrepr = message
+            else:
+                report.sections.append(("mock scenarios", message))
+    if report.failed:
+        report.sections.append(("mock journal", mock.journal_text()))
+    return report
 
 
 @pytest.fixture(scope="session")
@@ -283,12 +375,19 @@ def mock_server(request: pytest.FixtureRequest, _mock_session: _SessionMock) -> 
 @pytest.fixture
 def mock_client(
     request: pytest.FixtureRequest, _mock_session: _SessionMock
-) -> Iterator[httpx.Client]:
+) -> Iterator[MockClient]:
     """An in-process httpx client on the mock (no socket), authenticated with the full key;
-    paths start at the root, e.g. `mock_client.get("/v1/whoami")`."""
+    paths start at the root, e.g. `mock_client.get("/v1/whoami")`. It has the request
+    assertions of `mock_server`."""
     _mock_session.fresh(request)
     transport = _mock_session.transport()
     headers = {"Authorization": f"Bearer {FULL_KEY}"}
-    with transport.client(base_url="http://mockserver", headers=headers) as client:
+    from mockserver.testing.mock_client import MockClient
+
+    client = cast(
+        "MockClient",
+        transport.client(base_url="http://mockserver", cls=MockClient, headers=headers),
+    )
+    with client:
         yield client
     transport.cancel_tasks()  # what the app left running ends with the test

@@ -19,6 +19,7 @@ from mockserver.domain.store import Store
 
 if TYPE_CHECKING:
     from mockserver.engine.control import Control
+    from mockserver.engine.explain import Refusal
     from mockserver.web.exchange import Exchange
     from mockserver.webhooks.delivery import DeliveryEngine
 
@@ -33,12 +34,14 @@ class RequestContext:
     account's default). Set on the way in: `principal` (rate limiting resolved a valid
     credential), `parsed_body` (the idempotency fingerprint parsed the body: (bytes, object)),
     `operation` (the scope the endpoint required; None until an operation ran), `rule` (the
-    scenario rule that answered, for the journal), and `exchange`: the pipeline's response
+    scenario rule that answered, for the journal), `explain` (why the request was refused,
+    for the journal: see engine.explain), and `exchange`: the pipeline's response
     side, which takes a whole response in one call (`Exchange.respond`).
     """
 
     __slots__ = (
         "exchange",
+        "explain",
         "operation",
         "parsed_body",
         "principal",
@@ -57,6 +60,7 @@ class RequestContext:
         self.operation: str | None = None
         self.rule: str | None = None
         self.exchange: Exchange | None = None
+        self.explain: Refusal | None = None
 
 
 def context_of(scope: Scope) -> RequestContext | None:

@@ -29,6 +29,7 @@ from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError
 from mockserver.domain.store import Store
 from mockserver.engine.calls import MAX_BODY
+from mockserver.engine.explain import Refusal, header_value
 from mockserver.scenarios.engine import MISSING, RequestView, ScenarioEngine
 from mockserver.scenarios.model import ERROR_TYPES, Deprecation, Rule
 from mockserver.web.context import context_of
@@ -73,6 +74,11 @@ class FaultLayer:
                 if rule.respond.delay_ms:
                     await hold(rule.respond.delay_ms / 1000)
                 if rule.respond.status is not None:
+                    status = rule.respond.status
+                    if status >= 400 and context is not None:
+                        context.explain = _refusal(rule, status, path)
+                        if headers.get("x-mock-explain", "").strip() == "1":
+                            extra = [*extra, (b"x-mock-explain", header_value(context.explain))]
                     await _send_injected(send, request_id, rule, extra)
                     return
 
@@ -101,6 +107,14 @@ async def hold(seconds: float) -> None:
     until = perf_counter() + seconds
     while (left := until - perf_counter()) > 0:
         await asyncio.sleep(left)
+
+
+def _refusal(rule: Rule, status: int, path: str) -> Refusal:
+    """What the journal keeps of an error answer injected by `rule` (see engine.explain)."""
+    error = rule.respond.error
+    message = error.message if error else f"Injected by scenario rule '{rule.name}'."
+    reason = {"check": "scenario", "rule": rule.name, "scenario": rule.scenario}
+    return (reason, message, None, status, path)
 
 
 def _bearer(authorization: str | None) -> str | None:

@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError, InternalError
 from mockserver.domain.store import Store
+from mockserver.engine.explain import Refusal, header_value, refusal, replayed, wants_header
 from mockserver.engine.journal import Entry, Journal
 from mockserver.engine.traffic import Admission, ForcedLimitHook, Traffic
 from mockserver.web.compression import accepts_gzip
@@ -133,8 +134,12 @@ class Pipeline:
                 )
                 if isinstance(claimed, Replay):
                     exchange.replaying = True
-                    for message in claimed.messages(exchange.rate_headers):
-                        await exchange(message)
+                    start, body = claimed.messages(exchange.rate_headers)
+                    if start["status"] >= 400 and wants_header(scope["headers"]):
+                        refused = replayed(start["status"], body["body"], path)
+                        start["headers"].append((b"x-mock-explain", header_value(refused)))
+                    await exchange(start)
+                    await exchange(body)
                     return
                 if claimed is not None:
                     exchange.ticket, receive = claimed, claimed.receive
@@ -143,7 +148,8 @@ class Pipeline:
         except ApiError as error:
             if exchange.started:
                 raise
-            await self._send_error(exchange, error, request_id)
+            context.explain = refusal(error, path)
+            await self._send_error(exchange, scope, error, request_id, context.explain)
         except ClientDisconnect:
             return  # the client went away mid-body: there is no one to answer
         except Exception as error:
@@ -152,11 +158,9 @@ class Pipeline:
             store.errors.append(error)
             if exchange.started:
                 raise
-            await self._send_error(
-                exchange,
-                InternalError("An unexpected error occurred on the service side."),
-                request_id,
-            )
+            internal = InternalError("An unexpected error occurred on the service side.")
+            context.explain = refusal(internal, path)
+            await self._send_error(exchange, scope, internal, request_id, context.explain)
         finally:
             context.exchange = None  # the ticket refers to the context: no cycle outlives us
             if exchange.ticket is not None:
@@ -164,14 +168,20 @@ class Pipeline:
             if entry is not None:
                 entry.duration = perf_counter() - entry_started
                 entry.rule = context.rule
+                entry.explain = context.explain
 
     @staticmethod
-    async def _send_error(send: Send, error: ApiError, request_id: str) -> None:
+    async def _send_error(
+        exchange: Exchange, scope: Scope, error: ApiError, request_id: str, refused: Refusal
+    ) -> None:
+        if wants_header(scope["headers"]):  # after what a key keeps: a replay never has it
+            header = (b"x-mock-explain", header_value(refused))
+            exchange.rate_headers = [*exchange.rate_headers, header]
         body = error_bytes(error, request_id)
         headers = [
             (b"content-type", JSON.encode()),
             (b"content-length", str(len(body)).encode()),
             *((k.lower().encode(), v.encode()) for k, v in error.headers.items()),
         ]
-        await send({"type": "http.response.start", "status": error.status, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await exchange({"type": "http.response.start", "status": error.status, "headers": headers})
+        await exchange({"type": "http.response.body", "body": body})

@@ -150,7 +150,7 @@ class DeliveryEngine:
             raise Conflict(
                 f"Webhook endpoint {original.endpoint_id} has been deleted; "
                 "its events cannot be redelivered."
-            )
+            ).because("state", resource=original.endpoint_id, current="deleted", allowed=["active"])
         now = self.store.now()
         copy = Delivery(
             id=book.ids.new("whd_"),

@@ -185,6 +185,11 @@ def create(
         raise Conflict(
             f"An account may have at most {ENDPOINTS_MAX} webhook endpoints per environment; "
             "delete one first."
+        ).because(
+            "state",
+            resource="webhook_endpoints",
+            current=len(book.endpoints),
+            allowed=[f"fewer than {ENDPOINTS_MAX}"],
         )
     endpoint = WebhookEndpoint(
         id=new_id or world.ids.new("whk_"),

@@ -289,6 +289,13 @@ def test_the_same_key_while_the_first_request_runs_is_409(fresh_app: Starlette) 
         )
         assert during.status == 409
         assert "still being processed" in during.json()["error"]["message"]
+        [refused] = fresh_app.state.journal.find(status=409, limit=1)
+        assert refused.explained() == {
+            "check": "idempotency",
+            "message": during.json()["error"]["message"],
+            "key": "slow",
+            "in_flight": True,
+        }
         other = await request(
             fresh_app, "POST", "/v1/documents", headers=with_key("other"), chunks=[body]
         )

@@ -228,3 +228,37 @@ def test_no_admin_removes_the_inspector() -> None:
     with inprocess_client(app) as client:
         for path in ("", "/requests", "/login", "/static/inspector.css"):
             assert client.get(UI + path).status_code == 404
+
+
+def test_the_journal_says_why_each_error_was_refused(both: httpx.Client) -> None:
+    both.get("/v1/documents")
+    both.get("/v1/vaults/vault_mock_eu", headers={"Host": "us.localhost"})
+    page = both.get(f"{UI}/requests").text
+    whys = re.findall(r'<td class="why" data-testid="journal-why">(.*?)</td>', page)
+    assert len(whys) == 2
+    assert "<strong>not_found</strong>: No such vault: &#39;vault_mock_eu&#39;" in whys[0]
+    assert whys[1] == ""  # a 200 has no why
+
+
+def test_request_detail_shows_the_explain_fields(both: httpx.Client) -> None:
+    both.get("/v1/vaults/vault_mock_eu", headers={"Host": "us.localhost"})
+    both.get("/v1/whoami")
+    page = both.get(f"{UI}/requests/1").text
+    section = page.split('data-testid="explain"', 1)[1].split("</section>", 1)[0]
+    assert "Why: not_found" in section
+    assert '<dd data-testid="explain-region">eu</dd>' in section
+    assert '<dd data-testid="explain-routed_region">us</dd>' in section
+    assert '<dd data-testid="explain-resource">vault_mock_eu</dd>' in section
+    assert 'data-testid="explain"' not in both.get(f"{UI}/requests/2").text
+
+
+def test_explain_lists_are_shown_as_json(both: httpx.Client) -> None:
+    both.post(
+        "/v1/vaults", json={"name": "x", "region": "us"}, headers=auth("sk_test_mock_readonly")
+    )
+    page = both.get(f"{UI}/requests/1").text
+    held = page.split('data-testid="explain-held">', 1)[1].split("</dd>", 1)[0]
+    assert held == (
+        '<code>["audit:read", "documents:read", "vaults:read", "webhooks:read", '
+        '"workflows:read"]</code>'
+    )

@@ -15,7 +15,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from benchmarks import hostile, idempotency_soak, load, plugin_overhead, webhook_backlog
+from benchmarks import (
+    hostile,
+    idempotency_soak,
+    load,
+    plugin_overhead,
+    verify_journal,
+    webhook_backlog,
+)
 from benchmarks.figures import SoakSlice
 from benchmarks.reference_app import create_app
 from benchmarks.report import Report, Row, Target, markdown_table, text_table
@@ -339,3 +346,11 @@ def test_idempotency_soak_halves_count_requests_not_slices() -> None:
     assert soak.growth_mib == 22.0
     assert soak.second_half_mib == 0.5  # from the sample taken once 100,000 were answered
     assert soak.requests == 200_000
+
+
+def test_the_verify_benchmark_walks_a_journal_it_filled() -> None:
+    rows = {name: (matched, ok) for name, _, _, matched, ok in verify_journal.measure(50, 1)}
+    assert set(rows) == set(verify_journal.MATCHERS)
+    assert rows["method+path, matches"] == (10, True)  # every fifth request is a create
+    assert rows["method+path, count fails"] == (10, False)
+    assert rows["body subset, none"] == (0, False)

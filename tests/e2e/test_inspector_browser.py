@@ -120,6 +120,8 @@ def test_api_calls_appear_in_the_journal(
     expect(rows).to_have_count(3)  # live refresh, no reload
     expect(rows.first).to_contain_text("/v1/vaults/vault_missing")
     expect(rows.first).to_contain_text("404")
+    expect(rows.first.get_by_test_id("journal-why")).to_contain_text("not_found: No such vault")
+    expect(rows.last.get_by_test_id("journal-why")).to_have_text("")
     shot(p, shots, "requests")
     p.get_by_label("Status").fill("404")
     p.get_by_role("button", name="Filter").click()
@@ -127,6 +129,8 @@ def test_api_calls_appear_in_the_journal(
     rows.first.get_by_role("link").first.click()
     expect(p.get_by_test_id("detail-status")).to_have_text("404")
     expect(p.get_by_test_id("response-body")).to_contain_text("not_found")
+    expect(p.get_by_test_id("explain-check")).to_have_text("not_found")
+    expect(p.get_by_test_id("explain-resource")).to_have_text("vault_missing")
     p.keyboard.press("g")
     p.keyboard.press("w")
     expect(p).to_have_url(f"{server.base_url}/_mock/ui/webhooks")

@@ -71,10 +71,10 @@ def test_forced_rate_limit_decisions() -> None:
     assert limited("k2", "POST", "/v1/documents") is None
     assert limited("k1", "GET", "/v1/documents") is None
     assert limited("k1", "POST", "/v1/documents") is None  # first match: not yet
-    assert limited("k1", "POST", "/v1/documents") == ForcedLimit("b", start + 60, 60)
+    assert limited("k1", "POST", "/v1/documents") == ForcedLimit("b", start + 60, 60, "burst")
     engine.store.scheduler.advance(45)
-    assert limited("k1", "POST", "/v1/documents") == ForcedLimit("b", start + 60, 15)
-    assert limited("k1", "POST", "/v1/documents") == ForcedLimit("b", start + 60, 15)
+    assert limited("k1", "POST", "/v1/documents") == ForcedLimit("b", start + 60, 15, "burst")
+    assert limited("k1", "POST", "/v1/documents") == ForcedLimit("b", start + 60, 15, "burst")
     assert limited("k1", "POST", "/v1/documents") is None  # times: 3 spent
 
 
