@@ -18,7 +18,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import figures, hostile, idempotency_soak, instructions, plugin_overhead, webhook_backlog
+from . import (
+    figures,
+    hostile,
+    idempotency_soak,
+    instructions,
+    plugin_overhead,
+    verify_journal,
+    webhook_backlog,
+)
 from .load import LoadResult
 from .report import Report, Row, Target
 from .seed import large_seed
@@ -35,6 +43,7 @@ GROUPS = (
     "idempotency",
     "webhooks",
     "hostile",
+    "verify",
     "pytest",
 )
 OURS = "ours"
@@ -154,6 +163,16 @@ def rows(options: Options) -> list[Row]:
     ]
     table += backlog_rows(options.backlog_layouts)
     table += hostile_rows()
+    journal = f"{verify_journal.ENTRIES:,}-entry journal"
+    table += [
+        Row(
+            "verify.worst",
+            f"POST /_mock/requests/verify, {journal}, slowest matcher",
+            "ms",
+            _at_most(5),
+        ),
+        Row("verify.engine", f"verify of the engine alone, {journal}, slowest matcher", "ms"),
+    ]
     table.append(
         Row("pytest.import", "import of the pytest plugin, pytest imported", "ms", _at_most(50))
     )
@@ -616,6 +635,15 @@ class Run:
                     f"{side} {kind} under callgrind", functools.partial(measure, kind, side)
                 )
 
+    def verify(self) -> None:
+        """`POST /_mock/requests/verify` over a full journal, in-process: each matcher of
+        benchmarks/verify_journal.py, the slowest one's median counting (no server: the
+        journal is filled through the API in this process)."""
+        rows = verify_journal.measure(verify_journal.ENTRIES, verify_journal.REPEAT)
+        name, _, http, _, _ = max(rows, key=lambda row: row[2])
+        self.put("verify.worst", OURS, http, f"matcher: {name}")
+        self.put("verify.engine", OURS, max(row[1] for row in rows))
+
     def plugin(self) -> None:
         """What the pytest plugin costs a suite: its import, and the fixtures' time per test
         beside respx and pytest-httpserver (no server of ours: the plugin makes its own, in the
@@ -653,7 +681,7 @@ class Run:
         if self.wants("idempotency"):
             o.log("ours, the idempotency soak")
             self.idempotency()
-        separate = ("pytest", "hostile", "instructions", "idempotency")
+        separate = ("pytest", "hostile", "instructions", "idempotency", "verify")
         if any(self.wants(g) for g in GROUPS if g not in separate):
             o.log("ours, default seed, and the reference, alternately")
             self.attempt("ours and the reference", self.paired)
@@ -663,6 +691,9 @@ class Run:
         if self.wants("hostile"):
             o.log("ours, hostile webhook receivers and clients")
             self.hostile()
+        if self.wants("verify"):
+            o.log("request verification over a full journal, in-process")
+            self.attempt("verify", self.verify)
         if self.wants("pytest"):
             o.log("pytest fixtures")
             self.plugin()

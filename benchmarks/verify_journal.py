@@ -24,6 +24,8 @@ from mockserver.engine.verify import parse_matcher, verify
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
 
+ENTRIES = 10_000  # the journal's default size
+REPEAT = 50
 MATCHERS: dict[str, dict[str, Any]] = {
     "method+path, matches": {"method": "POST", "path": "/v1/documents"},
     "method+path, count fails": {"method": "POST", "path": "/v1/documents", "count": 1},
@@ -84,8 +86,8 @@ def measure(entries: int, repeat: int) -> list[tuple[str, float, float, int, boo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--entries", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--entries", type=int, default=ENTRIES)
+    parser.add_argument("--repeat", type=int, default=REPEAT)
     options = parser.parse_args()
     print(f"journal: {options.entries} entries; median of {options.repeat} runs, ms")
     print(f"{'matcher':28} {'engine':>8} {'HTTP in-process':>16}  matched  ok")
