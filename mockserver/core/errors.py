@@ -15,7 +15,7 @@
           +-- SeedError
           +-- ScenarioError
 
-Only `mockserver.web.render` turns an ApiError into a response body. An error may carry
+Only `mockserver.engine.envelope` turns an ApiError into a response body. An error may carry
 `explain`: the check that refused the request and its fields (`Reason`), for the journal's
 `explain` (`mockserver.engine.explain`); the response body never shows it.
 """

@@ -1,14 +1,14 @@
-"""The pure-ASGI layer that applies loaded scenarios to API requests.
+"""The pure-ASGI layer that applies loaded scenarios to API requests (what they do is
+`engine/faults.py`'s and the scenario engine's; this layer reads the request and sends).
 
 It runs inside the pipeline (after the request id is assigned and the regional prefix is
 stripped, so injected errors carry a real `req_` id and `X-Request-Id`), only when a scenario
-has armed something. In order:
+has armed something (a forced rate-limit burst is answered before it, by the engine's traffic
+rules). In order:
 
-1. a forced rate-limit burst answers 429 `rate_limit_error` with `Retry-After` and
-   `X-RateLimit-Limit` (the credential's plan), `-Remaining: 0` and `-Reset` (the burst's end);
-2. the first rule that fires answers with its status, error envelope or body and headers,
+1. the first rule that fires answers with its status, error envelope or body and headers,
    after its `delay_ms` (a delay without a status just slows the real answer);
-3. a deprecated route gets `Deprecation: @<unix>` (RFC 9745) and `Sunset: <IMF-fixdate>`
+2. a deprecated route gets `Deprecation: @<unix>` (RFC 9745) and `Sunset: <IMF-fixdate>`
    (RFC 8594) on every answer, injected ones included.
 
 The name of the rule that answered goes to the journal entry. The request body is read (and
@@ -22,20 +22,22 @@ from time import perf_counter
 from typing import Any
 from urllib.parse import parse_qsl
 
-import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError
 from mockserver.domain.store import Store
 from mockserver.engine.calls import MAX_BODY
-from mockserver.engine.explain import Refusal, header_value
+from mockserver.engine.explain import header_value
+from mockserver.engine.faults import (
+    bearer,
+    deprecation_headers,
+    injected_answer,
+    matchable_body,
+    refusal,
+)
 from mockserver.scenarios.engine import MISSING, RequestView, ScenarioEngine
-from mockserver.scenarios.model import ERROR_TYPES, Deprecation, Rule
 from mockserver.web.context import context_of
-from mockserver.web.render import JSON, envelope_bytes
 
-Headers = list[tuple[bytes, bytes]]
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
@@ -56,14 +58,14 @@ class FaultLayer:
             name.decode("latin-1").lower(): value.decode("latin-1")
             for name, value in scope.get("headers", [])
         }
-        key = _bearer(headers.get("authorization"))
-        extra = _deprecation_headers(engine.deprecation_for(method, path))
+        key = bearer(headers.get("authorization"))
+        extra = deprecation_headers(engine.deprecation_for(method, path))
 
         if engine.rules:
             body: Any = MISSING
             if engine.needs_body and method in _BODY_METHODS:
                 raw, receive = await _buffer(receive)
-                body = _json(raw)
+                body = matchable_body(raw)
             view = RequestView(method, path, _query(scope), headers, key, body)
             rule = engine.decide(view)
             if rule is not None:
@@ -76,10 +78,13 @@ class FaultLayer:
                 if rule.respond.status is not None:
                     status = rule.respond.status
                     if status >= 400 and context is not None:
-                        context.explain = _refusal(rule, status, path)
+                        context.explain = refusal(rule, status, path)
                         if headers.get("x-mock-explain", "").strip() == "1":
                             extra = [*extra, (b"x-mock-explain", header_value(context.explain))]
-                    await _send_injected(send, request_id, rule, extra)
+                    status, injected, body_bytes = injected_answer(rule, request_id, extra)
+                    start = {"type": "http.response.start", "status": status, "headers": injected}
+                    await send(start)
+                    await send({"type": "http.response.body", "body": body_bytes})
                     return
 
         if not extra:
@@ -109,33 +114,8 @@ async def hold(seconds: float) -> None:
         await asyncio.sleep(left)
 
 
-def _refusal(rule: Rule, status: int, path: str) -> Refusal:
-    """What the journal keeps of an error answer injected by `rule` (see engine.explain)."""
-    error = rule.respond.error
-    message = error.message if error else f"Injected by scenario rule '{rule.name}'."
-    reason = {"check": "scenario", "rule": rule.name, "scenario": rule.scenario}
-    return (reason, message, None, status, path)
-
-
-def _bearer(authorization: str | None) -> str | None:
-    if not authorization:
-        return None
-    scheme, _, token = authorization.strip().partition(" ")
-    token = token.strip()
-    return token if scheme.lower() == "bearer" and token and " " not in token else None
-
-
 def _query(scope: Scope) -> dict[str, str]:
     return dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-
-
-def _json(raw: bytes | None) -> Any:
-    if raw is None or not raw.strip():
-        return MISSING
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return MISSING
 
 
 async def _buffer(receive: Receive) -> tuple[bytes | None, Receive]:
@@ -162,45 +142,3 @@ async def _buffer(receive: Receive) -> tuple[bytes | None, Receive]:
         return await receive()
 
     return (None if more or size > MAX_BODY else raw), replay
-
-
-def _deprecation_headers(item: Deprecation | None) -> Headers:
-    if item is None:
-        return []
-    deprecation = f"@{item.deprecation}".encode()
-    headers = [(b"deprecation", deprecation), (b"sunset", http_date(item.sunset))]
-    if item.link:
-        headers.append((b"link", f'<{item.link}>; rel="deprecation"'.encode()))
-    return headers
-
-
-async def _send(send: Send, status: int, body: bytes, headers: Headers) -> None:
-    all_headers = [*headers]
-    if body or status not in (204, 304):
-        all_headers.append((b"content-length", str(len(body)).encode()))
-    await send({"type": "http.response.start", "status": status, "headers": all_headers})
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _send_injected(send: Send, request_id: str, rule: Rule, extra: Headers) -> None:
-    respond = rule.respond
-    status = respond.status or 200
-    headers: Headers = []
-    body = b""
-    if respond.error is not None or (not respond.has_body and status >= 400):
-        error = respond.error
-        kind = error.type if error else ERROR_TYPES.get(status, "api_error")
-        message = error.message if error else f"Injected by scenario rule '{rule.name}'."
-        param = error.param if error else None
-        body = envelope_bytes(kind, message, param, request_id)
-        headers.append((b"content-type", JSON.encode()))
-    elif respond.has_body:
-        body = orjson.dumps(respond.body)
-        headers.append((b"content-type", JSON.encode()))
-    given = {name.lower() for name in respond.headers}
-    if status == 429 and "retry-after" not in given:
-        headers.append((b"retry-after", b"1"))
-    if given & {"content-type"}:
-        headers = [h for h in headers if h[0] != b"content-type"]
-    headers += [(name.lower().encode(), value.encode()) for name, value in respond.headers.items()]
-    await _send(send, status, body, [*headers, *extra])

@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError, InternalError
 from mockserver.domain.store import Store
+from mockserver.engine.envelope import error_bytes
 from mockserver.engine.explain import Refusal, header_value, refusal, replayed, wants_header
 from mockserver.engine.journal import Entry, Journal
 from mockserver.engine.traffic import Admission, ForcedLimitHook, Traffic
@@ -36,7 +37,7 @@ from mockserver.web.headers import credential_headers
 from mockserver.web.hosts import routed_region
 from mockserver.web.journal_layer import CONTROL_PLANE, open_entry, recording
 from mockserver.web.limits import check_query
-from mockserver.web.render import JSON, error_bytes
+from mockserver.web.render import JSON
 from mockserver.web.traffic import Replay, claim
 
 log = logging.getLogger("mockserver")

@@ -1,4 +1,5 @@
-"""JSON bodies and the error envelope: the only place an ApiError becomes a response."""
+"""JSON responses of the control plane and the inspector (the error envelope is
+`engine.envelope`'s)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,6 @@ from typing import Any
 
 import orjson
 from starlette.responses import Response
-
-from mockserver.core.errors import ApiError
 
 JSON = "application/json"
 _JSON_HEADER = (b"content-type", JSON.encode())
@@ -38,28 +37,3 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
     if headers is None:
         return JsonBytes(orjson.dumps(body), status)
     return Response(orjson.dumps(body), status_code=status, headers=headers, media_type=JSON)
-
-
-def error_body(error: ApiError, request_id: str) -> dict[str, Any]:
-    """`{"error": {type, message, param?, code?, request_id}}`, the API's error envelope."""
-    inner: dict[str, Any] = {"type": error.type, "message": error.message}
-    if error.param is not None:
-        inner["param"] = error.param
-    if error.code is not None:
-        inner["code"] = error.code
-    inner["request_id"] = request_id
-    return {"error": inner}
-
-
-def error_bytes(error: ApiError, request_id: str) -> bytes:
-    return orjson.dumps(error_body(error, request_id))
-
-
-def envelope_bytes(type: str, message: str, param: str | None, request_id: str) -> bytes:
-    """The error envelope for a type and status that no ApiError class stands for (errors
-    injected by scenario rules), in exactly the shape `error_body` gives."""
-    inner: dict[str, Any] = {"type": type, "message": message}
-    if param is not None:
-        inner["param"] = param
-    inner["request_id"] = request_id
-    return orjson.dumps({"error": inner})

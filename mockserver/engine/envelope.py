@@ -1,0 +1,35 @@
+"""The API's error envelope: the only place an ApiError (or an error a scenario injects)
+becomes a response body."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from mockserver.core.errors import ApiError
+
+
+def error_body(error: ApiError, request_id: str) -> dict[str, Any]:
+    """`{"error": {type, message, param?, code?, request_id}}`, the API's error envelope."""
+    inner: dict[str, Any] = {"type": error.type, "message": error.message}
+    if error.param is not None:
+        inner["param"] = error.param
+    if error.code is not None:
+        inner["code"] = error.code
+    inner["request_id"] = request_id
+    return {"error": inner}
+
+
+def error_bytes(error: ApiError, request_id: str) -> bytes:
+    return orjson.dumps(error_body(error, request_id))
+
+
+def envelope_bytes(type: str, message: str, param: str | None, request_id: str) -> bytes:
+    """The error envelope for a type and status that no ApiError class stands for (errors
+    injected by scenario rules), in exactly the shape `error_body` gives."""
+    inner: dict[str, Any] = {"type": type, "message": message}
+    if param is not None:
+        inner["param"] = param
+    inner["request_id"] = request_id
+    return orjson.dumps({"error": inner})
