@@ -18,10 +18,9 @@ from starlette.routing import Router
 from starlette.types import Receive, Scope, Send
 
 from mockserver.core.errors import NotFound
-from mockserver.engine.traffic import Headers
+from mockserver.engine.calls import Headers
 from mockserver.web.context import context_of
-from mockserver.web.operations import OperationRoute, json_head, render
-from mockserver.web.query import ApiRequest
+from mockserver.web.operations import json_head, render
 from mockserver.web.routes import RouteTable
 
 
@@ -51,21 +50,12 @@ class Dispatcher:
         scope["route"] = route
         scope["endpoint"] = endpoint
         scope["path_params"] = params
-        if type(route) is OperationRoute:  # the engine's answer, with no Request or Response
-            answer = await route.server.serve(scope, receive)
-            headers = json_head(answer)
-            if headers is not None:
-                await _send_whole(scope, send, answer.status, headers, answer.body, answer.kept)
-            else:
-                await render(answer)(scope, receive, send)
-            return
-        request = ApiRequest(scope, receive, send)
-        try:
-            response = await endpoint(request)
-        except HTTPException as exc:  # what the router's exception handler makes of it
-            await unknown_route(request, exc)
-            raise
-        await response(scope, receive, send)
+        answer = await route.server.serve(scope, receive)  # no Request or Response built
+        headers = json_head(answer)
+        if headers is not None:
+            await _send_whole(scope, send, answer.status, headers, answer.body, answer.kept)
+        else:
+            await render(answer)(scope, receive, send)
 
 
 async def _send_whole(

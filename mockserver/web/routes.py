@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from mockserver.engine.api import Api
 from mockserver.web.operations import OperationRoute
@@ -21,13 +21,13 @@ def v1_routes(api: Api) -> list[BaseRoute]:
 
 
 # (endpoint, the route, its path parameters) of a request the table serves.
-Hit = tuple[Callable[[Request], Awaitable[Response]], Route, dict[str, str]]
+Hit = tuple[Callable[[Request], Awaitable[Response]], OperationRoute, dict[str, str]]
 
 
 class _Template(NamedTuple):
     literals: tuple[tuple[int, str], ...]  # (segment index, text) of the literal segments
     params: tuple[tuple[int, str], ...]  # (segment index, name) of the parameters
-    route: Route
+    route: OperationRoute
 
 
 class RouteTable:
@@ -45,7 +45,7 @@ class RouteTable:
     def __init__(self, routes: list[BaseRoute]) -> None:
         self._buckets: dict[tuple[str, int, str], list[_Template]] = {}
         for route in routes:
-            if not isinstance(route, Route) or not route.path.startswith("/v1/"):
+            if not isinstance(route, OperationRoute):  # /_mock and the inspector: the router's
                 continue
             parts = route.path.split("/")
             literals = tuple((i, p) for i, p in enumerate(parts) if not p.startswith("{"))
