@@ -11,12 +11,12 @@ from typing import Any
 import orjson
 
 from mockserver.core.clock import http_date
+from mockserver.engine.calls import Headers
 from mockserver.engine.envelope import envelope_bytes
 from mockserver.engine.explain import Refusal
 from mockserver.scenarios.engine import MISSING
 from mockserver.scenarios.model import ERROR_TYPES, Deprecation, Rule
 
-Headers = list[tuple[bytes, bytes]]
 _JSON = b"application/json"
 
 

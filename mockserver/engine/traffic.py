@@ -30,12 +30,11 @@ from mockserver.domain.idempotency_diff import differs, summarise
 from mockserver.domain.models import ApiKey
 from mockserver.domain.ratelimit import ANONYMOUS_PLAN, Verdict
 from mockserver.domain.store import Store
-from mockserver.engine.calls import MAX_BODY, principal_for
+from mockserver.engine.calls import MAX_BODY, Headers, principal_for
 
 if TYPE_CHECKING:
     from mockserver.scenarios.engine import ForcedLimit
 
-Headers = list[tuple[bytes, bytes]]
 
 # Routes that take no bearer credential: always limited by client address.
 _CREDENTIAL_FREE = ("/v1/oauth/", "/v1/openapi.json")

@@ -18,8 +18,8 @@ from __future__ import annotations
 from starlette.datastructures import MutableHeaders
 from starlette.types import Message, Send
 
+from mockserver.engine.calls import Headers
 from mockserver.engine.journal import Entry
-from mockserver.engine.traffic import Headers
 from mockserver.web.compression import _left_alone
 from mockserver.web.traffic import Ticket
 

@@ -20,8 +20,7 @@ from starlette.types import Receive, Scope
 
 from mockserver.core.errors import ApiError
 from mockserver.engine.api import Api
-from mockserver.engine.calls import JSON, Answer, Operation
-from mockserver.engine.traffic import Headers
+from mockserver.engine.calls import JSON, Answer, Headers, Operation
 from mockserver.web.body import read_json
 from mockserver.web.context import context_of
 from mockserver.web.form import read_form

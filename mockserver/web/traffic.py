@@ -16,8 +16,8 @@ from starlette.requests import ClientDisconnect
 from starlette.types import Message, Receive, Scope
 
 from mockserver.domain.auth import Principal
-from mockserver.engine.calls import MAX_BODY
-from mockserver.engine.traffic import Headers, Hold, Traffic
+from mockserver.engine.calls import MAX_BODY, Headers
+from mockserver.engine.traffic import Hold, Traffic
 from mockserver.web.context import RequestContext
 from mockserver.web.headers import first_header
 
