@@ -82,8 +82,7 @@ def add_commands(commands: Any, command: Command) -> None:
         "--forward-to",
         required=True,
         metavar="URL",
-        help="where the mock POSTs the events, e.g. http://127.0.0.1:3000/hooks "
-        "(required: no default)",
+        help="where the mock POSTs the events, e.g. http://127.0.0.1:3000/hooks (no default)",
     )
     listen.add_argument(
         "--events",

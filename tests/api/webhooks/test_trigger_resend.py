@@ -5,13 +5,15 @@ a resend goes through the delivery engine with the same id and body."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import httpx
 import pytest
 
 from mockserver.openapi.webhooks import EVENT_TYPES
 from mockserver.testing.receiver import WebhookReceiver
-from mockserver.web.triggers import RECIPES, parse_override
+from mockserver.web.triggers import RECIPES, overridable, parse_override
 from tests.support.webhooks import advance, deliveries, register, settle, t_of
 
 UNSET = object()
@@ -186,3 +188,10 @@ def test_deliveries_after_one_list_only_the_later_ones(inproc: httpx.Client) -> 
     assert deliveries(inproc, endpoint_id=endpoint["id"], after=every[-1]["id"]) == []
     gone = inproc.get("/_mock/webhooks/deliveries", params={"after": "whd_nothing"})
     assert_error(gone, 404, "not_found", param="after")
+
+
+def test_the_guide_lists_every_type_and_its_override_fields() -> None:
+    guide = Path(__file__).resolve().parents[3] / "docs" / "guides" / "webhooks.md"
+    rows = re.findall(r"^\| `([a-z_]+\.[a-z_]+)` \| [^|]+ \| (.+) \|$", guide.read_text(), re.M)
+    table = {event_type: re.findall(r"`([^`]+)`", fields) for event_type, fields in rows}
+    assert table == {event_type: overridable(event_type) for event_type in RECIPES}
