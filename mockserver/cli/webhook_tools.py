@@ -161,31 +161,35 @@ def _resend(remote: Remote, event_id: str, endpoint_id: str | None) -> int:
 
 
 def _listen(remote: Remote, url: str, events: str) -> int:
+    """Register, follow, and delete the endpoint once stopped. The signals are caught before
+    the endpoint exists, so a stop that comes early still deletes it."""
     types = [t.strip() for t in events.split(",") if t.strip()] or ["*"]
-    endpoint = remote.call("POST", "/v1/webhook_endpoints", {"url": url, "events": types})
-    print(endpoint["signing_secret"], flush=True)
-    print(
-        f"Forwarding {', '.join(types)} to {url} through endpoint {endpoint['id']}; "
-        "Ctrl-C to stop.",
-        file=sys.stderr,
-        flush=True,
-    )
     stop = threading.Event()
     previous = {
         signum: signal.signal(signum, lambda *_: stop.set())
         for signum in (signal.SIGINT, signal.SIGTERM)
     }
     try:
-        watch = Watch(remote, endpoint["id"])
-        while not stop.is_set():
-            watch.poll()
-            stop.wait(POLL_INTERVAL)
-        watch.poll()  # attempts that ended meanwhile
+        endpoint = remote.call("POST", "/v1/webhook_endpoints", {"url": url, "events": types})
+        try:
+            print(endpoint["signing_secret"], flush=True)
+            print(
+                f"Forwarding {', '.join(types)} to {url} through endpoint {endpoint['id']}; "
+                "Ctrl-C to stop.",
+                file=sys.stderr,
+                flush=True,
+            )
+            watch = Watch(remote, endpoint["id"])
+            while not stop.is_set():
+                watch.poll()
+                stop.wait(POLL_INTERVAL)
+            watch.poll()  # attempts that ended meanwhile
+        finally:
+            remote.call("DELETE", f"/v1/webhook_endpoints/{endpoint['id']}")
+            print(f"Deleted endpoint {endpoint['id']}.", file=sys.stderr, flush=True)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        remote.call("DELETE", f"/v1/webhook_endpoints/{endpoint['id']}")
-        print(f"Deleted endpoint {endpoint['id']}.", file=sys.stderr, flush=True)
     return 0
 
 

@@ -11,9 +11,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from mockserver.core.config import Settings
 from mockserver.openapi.webhooks import EVENT_TYPES
+from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.receiver import WebhookReceiver
+from mockserver.web.app import create_app
 from mockserver.web.triggers import RECIPES, overridable, parse_override
+from tests.support.keys import auth
 from tests.support.webhooks import advance, deliveries, register, settle, t_of
 
 UNSET = object()
@@ -195,3 +199,16 @@ def test_the_guide_lists_every_type_and_its_override_fields() -> None:
     rows = re.findall(r"^\| `([a-z_]+\.[a-z_]+)` \| [^|]+ \| (.+) \|$", guide.read_text(), re.M)
     table = {event_type: re.findall(r"`([^`]+)`", fields) for event_type, fields in rows}
     assert table == {event_type: overridable(event_type) for event_type in RECIPES}
+
+
+def test_trigger_behind_an_admin_token() -> None:
+    """The recipe's control-plane calls (a legal hold, here) pass the guard the trigger passed."""
+    app = create_app(Settings(clock_mode="frozen", admin_token="s3cret"))
+    with inprocess_client(app, headers=auth()) as client:
+        body = {"type": "document.legal_hold_placed"}
+        assert client.post("/_mock/events/trigger", json=body).status_code == 401
+        response = client.post(
+            "/_mock/events/trigger", json=body, headers={"X-Mock-Admin-Token": "s3cret"}
+        )
+        assert response.status_code == 200, response.text
+        assert len(response.json()["event_ids"]) == 1
