@@ -1,4 +1,5 @@
-"""The `mockserver` command: run, validate, replay, schema, seed generate, openapi.
+"""The `mockserver` command: run, validate, replay, schema, seed generate, openapi, and the
+webhook tools (trigger, listen, events resend).
 
 Load-time errors (a bad seed or scenario) are reported as `file:line: message` and mapped to
 their exit status here, in one place.
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mockserver.cli import webhook_tools
 from mockserver.cli.bind import open_control_plane_refusal
 from mockserver.core.compiled import request_path_compiled
 from mockserver.core.config import (
@@ -221,6 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--random-seed", type=int, default=DEFAULT_RANDOM_SEED, metavar="N", help=_RANDOM_HELP
     )
 
+    webhook_tools.add_commands(commands, command)
+
     openapi = command("openapi", "print the OpenAPI 3.1 document of the mocked API")
     openapi.add_argument(
         "--seed",
@@ -387,6 +391,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         if args.command == "openapi":
             return _openapi(args.seed)
+        if args.command in webhook_tools.COMMANDS:
+            return webhook_tools.run(args)
         return _generate(args)
     except LoadError as error:
         print(error, file=sys.stderr)

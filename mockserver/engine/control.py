@@ -22,6 +22,7 @@ from mockserver.scenarios.engine import Loaded
 from mockserver.scenarios.loader import load_scenario, load_scenario_text
 from mockserver.scenarios.model import Scenario
 from mockserver.webhooks.deliveries import Delivery
+from mockserver.webhooks.resend import resend
 
 if TYPE_CHECKING:
     from mockserver.engine.sandbox import Sandbox
@@ -131,6 +132,11 @@ class Control:
     def redeliver(self, delivery_id: str) -> Delivery:
         """Queue a delivery's event again for its endpoint (same id, same bytes)."""
         return self._sandbox.webhooks.redeliver(delivery_id)
+
+    def resend_event(self, event_id: str, endpoint_id: str | None = None) -> list[Delivery]:
+        """Queue an event again (same id, same body, signed anew at its attempt) for one
+        endpoint or every endpoint subscribed to its type (`webhooks.resend`)."""
+        return resend(self._store, self._sandbox.webhooks, event_id, endpoint_id)
 
     async def settle(self, timeout: float) -> tuple[bool, int]:
         """Wait until no timer's work (a webhook attempt) is under way, `timeout` seconds at

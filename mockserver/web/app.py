@@ -9,6 +9,7 @@ from mockserver.core.config import Settings
 from mockserver.domain.models import SeedData
 from mockserver.engine.sandbox import Sandbox
 from mockserver.web.control_api import admin_routes
+from mockserver.web.control_events import event_routes
 from mockserver.web.control_scenarios import scenario_routes
 from mockserver.web.control_snapshots import snapshot_routes
 from mockserver.web.control_verify import verify_routes
@@ -50,6 +51,7 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     admin = (
         admin_routes()
         + admin_webhook_routes()
+        + event_routes()
         + scenario_routes()
         + verify_routes()
         + snapshot_routes()

@@ -1,6 +1,6 @@
 """The `/_mock/webhooks` control plane: the deliveries journal, redelivery, waiting for quiet.
 
-GET  /_mock/webhooks/deliveries?endpoint_id=&event_id=&event_type=&status=
+GET  /_mock/webhooks/deliveries?endpoint_id=&event_id=&event_type=&status=&after=
                                                                  every delivery, oldest first
 POST /_mock/webhooks/deliveries/{id}/redeliver                   queue the event again
 POST /_mock/webhooks/wait {"timeout"?: s}                        until no attempt is in flight
@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from mockserver.core.errors import ValidationError
+from mockserver.core.errors import NotFound, ValidationError
 from mockserver.domain import validation as v
 from mockserver.domain import views
 from mockserver.engine.control import Control
@@ -37,6 +37,16 @@ async def list_deliveries(request: Request, control: Control) -> Response:
         event_type=query.get("event_type"),
         status=status,
     )
+    after = query.get("after")
+    if after is not None:  # only those listed after this one (`mockserver listen` reads on)
+        listed = list(selected)
+        ids = [d.id for d in listed]
+        if after not in ids:
+            raise NotFound(
+                f"No delivery '{after[:64]}' in this listing (the journal keeps the latest ones).",
+                param="after",
+            )
+        selected = listed[ids.index(after) + 1 :]
     return json_response(views.listing([delivery_view(d) for d in selected]))
 
 

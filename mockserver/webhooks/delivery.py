@@ -53,6 +53,7 @@ from mockserver.webhooks.deliveries import (
 from mockserver.webhooks.endpoints import (
     SIGNATURE_HEADER,
     WebhookBook,
+    WebhookEndpoint,
     envelope,
     signature_header,
 )
@@ -189,6 +190,33 @@ class DeliveryEngine:
         )
         self._enqueue(book, copy, now)
         return copy
+
+    def send_again(
+        self,
+        book: WebhookBook,
+        endpoint: WebhookEndpoint,
+        event_id: str,
+        event_type: str,
+        body: bytes,
+    ) -> Delivery:
+        """Queue an event that already happened (`resend`) for an endpoint of `book`, behind
+        what is queued for it; `redelivery_of` names the event's latest delivery to it, if any."""
+        earlier = [d.id for d in self.journal.select(endpoint_id=endpoint.id, event_id=event_id)]
+        now = self.store.now()
+        delivery = Delivery(
+            id=book.ids.new("whd_"),
+            account_id=book.account_id,
+            environment=book.environment,
+            endpoint_id=endpoint.id,
+            url=endpoint.url,
+            event_id=event_id,
+            event_type=event_type,
+            body=body,
+            created_at=now,
+            redelivery_of=earlier[-1] if earlier else None,
+        )
+        self._enqueue(book, delivery, now)
+        return delivery
 
     # -- attempts as timers --------------------------------------------------------------
 

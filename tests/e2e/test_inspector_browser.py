@@ -170,13 +170,24 @@ def test_clock_buttons_lock_a_document_and_fire_a_retry_then_redeliver(
         expect(attempts).to_have_count(2)
         expect(attempts.last).to_contain_text("at 2026-01-15T09:05:00Z: 200")
         expect(deliveries.get_by_test_id("delivery-status")).to_have_text("succeeded")
-        deliveries.get_by_role("button").click()
+        deliveries.get_by_role("button", name="Redeliver").click()
         expect(p.get_by_test_id("notice")).to_contain_text("a redelivery of whd_")
         assert len(receiver.wait_for(3)) == 3
         expect(deliveries).to_have_count(2)  # live refresh shows the copy's attempt
         expect(deliveries.first.get_by_test_id("delivery-status")).to_have_text("succeeded")
         expect(deliveries.first).to_contain_text("redelivery of whd_")
         shot(p, shots, "webhooks")
+        # The trigger form makes an event happen; the resend button sends one again.
+        p.get_by_label("Event type").select_option("document.locked")
+        p.get_by_label("Overrides").fill("title=From the browser")
+        p.get_by_role("button", name="Trigger").click()
+        expect(p.get_by_test_id("notice")).to_contain_text("Triggered document.locked: evt_")
+        assert len(receiver.wait_for(4)) == 4
+        expect(deliveries).to_have_count(3)
+        deliveries.first.get_by_role("button", name="Resend").click()
+        expect(p.get_by_test_id("notice")).to_contain_text("sent again")
+        assert len(receiver.wait_for(5)) == 5
+        assert receiver.received[4].body == receiver.received[3].body
 
 
 def test_load_a_scenario_from_the_page(page: Any, server: LiveServer, shots: Path) -> None:

@@ -107,5 +107,6 @@ def test_a_downloaded_snapshot_answers_alike_in_a_second_process(
     assert first.post("/_mock/snapshots/moving/restore").status_code == 200
 
     here, there = _afterwards(first), _afterwards(second)
-    assert here[1][0] == 200 and here[4][0] == 409  # the held document stays
+    assert here[1][0] == 200
+    assert here[4][0] == 409  # the held document stays held
     assert here == there

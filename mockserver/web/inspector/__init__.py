@@ -32,6 +32,8 @@ def inspector_routes() -> list[BaseRoute]:
         Route(f"{base}/scenarios/load", actions.load_scenario_named, methods=["POST"]),
         Route(f"{base}/scenarios/unload", actions.unload_scenarios, methods=["POST"]),
         Route(f"{base}/webhooks/{{delivery_id}}/redeliver", actions.redeliver, methods=["POST"]),
+        Route(f"{base}/events/trigger", actions.trigger, methods=["POST"]),
+        Route(f"{base}/events/{{evt_id}}/resend", actions.resend_event, methods=["POST"]),
         Route(f"{base}/login", web.login_form, methods=["GET"]),
         Route(f"{base}/login", web.login, methods=["POST"]),
         Route(f"{base}/static/{{name}}", web.static, methods=["GET"]),

@@ -1,6 +1,7 @@
 """The inspector's buttons (form POSTs): move the clock, reset, load and unload scenarios,
-redeliver a webhook. Each does what its `/_mock` JSON twin does, then answers 303 back to the
-page it came from with a notice, so a reload never posts twice and no JavaScript is needed.
+redeliver a webhook, trigger an event, resend one. Each does what its `/_mock` JSON twin does,
+then answers 303 back to the page it came from with a notice, so a reload never posts twice
+and no JavaScript is needed.
 
 Bad input gets the control plane's envelope (422 with `param`) and changes nothing.
 """
@@ -15,7 +16,9 @@ from mockserver.core.errors import ScenarioError, ValidationError
 from mockserver.domain.store import Store
 from mockserver.engine.control import TEN_YEARS
 from mockserver.web.context import control_of
+from mockserver.web.control_events import DEFAULT_KEY, run_recipe
 from mockserver.web.inspector.web import back, form_of, ui
+from mockserver.web.triggers import parse_override
 
 
 def _seconds(raw: str | None) -> float:
@@ -75,3 +78,32 @@ async def unload_scenarios(request: Request, store: Store) -> Response:
 async def redeliver(request: Request, store: Store) -> Response:
     copy = control_of(request).redeliver(request.path_params["delivery_id"])
     return back("/webhooks", notice=f"Queued {copy.id}, a redelivery of {copy.redelivery_of}.")
+
+
+@ui
+async def resend_event(request: Request, store: Store) -> Response:
+    event_id = request.path_params["evt_id"]
+    copies = control_of(request).resend_event(event_id)
+    queued = ", ".join(copy.id for copy in copies)
+    return back("/webhooks", notice=f"Queued {queued}: {event_id} sent again.")
+
+
+@ui
+async def trigger(request: Request, store: Store) -> Response:
+    """The trigger form: an event type, `FIELD=VALUE` overrides one a line, and a key."""
+    form = await form_of(request)
+    overrides = {}
+    for number, line in enumerate(form.get("overrides", "").splitlines(), 1):
+        if line.strip():
+            try:
+                name, value = parse_override(line.strip())
+            except ValueError as error:
+                message = f"Overrides, line {number}: {error}."
+                raise ValidationError(message, param="overrides") from None
+            overrides[name] = value
+    made = await run_recipe(
+        request, form.get("type", ""), overrides, form.get("key") or DEFAULT_KEY
+    )
+    events = ", ".join(made["event_ids"])
+    objects = ", ".join(made["objects"].values())
+    return back("/webhooks", notice=f"Triggered {made['event_type']}: {events} (made {objects}).")

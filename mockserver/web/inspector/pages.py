@@ -18,6 +18,7 @@ from mockserver.scenarios.engine import ScenarioEngine
 from mockserver.web.inspector import views
 from mockserver.web.inspector.web import page, ui
 from mockserver.web.render import json_response
+from mockserver.web.triggers import RECIPES
 from mockserver.webhooks.deliveries import DELIVERY_STATUSES
 from mockserver.webhooks.delivery import DeliveryEngine
 
@@ -110,6 +111,7 @@ async def webhooks_page(request: Request, store: Store) -> Response:
         deliveries=views.deliveries(webhooks_of(request), status),
         status_filter=status or "",
         statuses=DELIVERY_STATUSES,
+        event_types=list(RECIPES),
         notice=request.query_params.get("notice", "")[:300],
     )
 
