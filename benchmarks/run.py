@@ -24,6 +24,7 @@ from . import (
     idempotency_soak,
     instructions,
     plugin_overhead,
+    snapshot_restore,
     verify_journal,
     webhook_backlog,
 )
@@ -44,6 +45,7 @@ GROUPS = (
     "webhooks",
     "hostile",
     "verify",
+    "snapshots",
     "pytest",
 )
 OURS = "ours"
@@ -172,6 +174,13 @@ def rows(options: Options) -> list[Row]:
             _at_most(5),
         ),
         Row("verify.engine", f"verify of the engine alone, {journal}, slowest matcher", "ms"),
+        Row("snapshot.default", "snapshot restore, default seed's sandbox", "ms", _at_most(5)),
+        Row(
+            "snapshot.large",
+            f"snapshot restore, {options.big_documents:,}-document seed's sandbox",
+            "ms",
+            _at_most(300),
+        ),
     ]
     table.append(
         Row("pytest.import", "import of the pytest plugin, pytest imported", "ms", _at_most(50))
@@ -644,6 +653,21 @@ class Run:
         self.put("verify.worst", OURS, http, f"matcher: {name}")
         self.put("verify.engine", OURS, max(row[1] for row in rows))
 
+    def snapshots(self) -> None:
+        """`POST /_mock/snapshots/{name}/restore` in-process, of the default seed's sandbox
+        and of the large seed's (benchmarks/snapshot_restore.py)."""
+        o = self.options
+        for key, seed, writes in (
+            ("snapshot.default", None, 40),
+            ("snapshot.large", large_seed(o.big_documents), 1_000),
+        ):
+            result = snapshot_restore.measure(seed, writes, snapshot_restore.REPEAT)
+            note = (
+                f"engine {result.engine_ms:.1f} ms; save {result.save_ms:.0f} ms; "
+                f"file {result.size / 1e6:.2f} MB"
+            )
+            self.put(key, OURS, result.http_ms, note)
+
     def plugin(self) -> None:
         """What the pytest plugin costs a suite: its import, and the fixtures' time per test
         beside respx and pytest-httpserver (no server of ours: the plugin makes its own, in the
@@ -681,7 +705,7 @@ class Run:
         if self.wants("idempotency"):
             o.log("ours, the idempotency soak")
             self.idempotency()
-        separate = ("pytest", "hostile", "instructions", "idempotency", "verify")
+        separate = ("pytest", "hostile", "instructions", "idempotency", "verify", "snapshots")
         if any(self.wants(g) for g in GROUPS if g not in separate):
             o.log("ours, default seed, and the reference, alternately")
             self.attempt("ours and the reference", self.paired)
@@ -694,6 +718,9 @@ class Run:
         if self.wants("verify"):
             o.log("request verification over a full journal, in-process")
             self.attempt("verify", self.verify)
+        if self.wants("snapshots"):
+            o.log("snapshot restores, in-process")
+            self.attempt("snapshots", self.snapshots)
         if self.wants("pytest"):
             o.log("pytest fixtures")
             self.plugin()

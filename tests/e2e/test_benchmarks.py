@@ -20,6 +20,7 @@ from benchmarks import (
     idempotency_soak,
     load,
     plugin_overhead,
+    snapshot_restore,
     verify_journal,
     webhook_backlog,
 )
@@ -346,6 +347,13 @@ def test_idempotency_soak_halves_count_requests_not_slices() -> None:
     assert soak.growth_mib == 22.0
     assert soak.second_half_mib == 0.5  # from the sample taken once 100,000 were answered
     assert soak.requests == 200_000
+
+
+def test_the_snapshot_benchmark_restores_what_it_saved() -> None:
+    result = snapshot_restore.measure(None, 4, 2)
+    assert result.size > 0
+    assert result.http_ms > 0
+    assert result.engine_ms > 0
 
 
 def test_the_verify_benchmark_walks_a_journal_it_filled() -> None:
