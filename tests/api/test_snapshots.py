@@ -311,3 +311,25 @@ def test_a_real_clock_runs_on_from_the_saved_time() -> None:
         restored = client.post("/_mock/snapshots/day2/restore").json()
         assert restored["mode"] == "real"
         assert restored["now"].startswith("2030-01-02T00:0")
+
+
+def test_scenario_counters_and_timelines_come_back(api: httpx.Client) -> None:
+    """A rule's `nth` counter and a timeline entry still pending are part of the snapshot."""
+    for name in ("flaky_documents", "key_revoked_mid_session"):
+        assert api.post("/_mock/scenarios", json={"name": name}).status_code == 201
+    body = {"title": "First", "vault_id": "vault_mock_us"}
+    assert api.post("/v1/documents", json=body).status_code == 201
+    api.post("/_mock/snapshots", json={"name": "mid-scenario"})
+
+    def run() -> list[int]:
+        statuses = [api.post("/v1/documents", json=body).status_code]  # the 2nd create: 500
+        statuses.append(api.post("/v1/documents", json=body).status_code)
+        api.post("/_mock/clock/advance", json={"seconds": 300})  # the key is revoked
+        statuses.append(api.get("/v1/whoami").status_code)
+        return statuses
+
+    assert run() == [500, 201, 401]
+    assert api.post("/_mock/snapshots/mid-scenario/restore").status_code == 200
+    assert api.get("/v1/whoami").status_code == 200  # the key is back, its timer pending
+    assert run() == [500, 201, 401]
+    api.delete("/_mock/snapshots/mid-scenario")
