@@ -60,6 +60,8 @@ def _subcommands(
                 yield from _subcommands(sub)
 
 
+# argparse's "(default: %(default)s[, more])" in a help text (the table says the default apart)
+_DEFAULT = re.compile(r" ?\(default: %\(default\)s(?:, ([^)]*))?\)")
 # Said for the arguments the parser gives no help text; the parser's own text wins.
 _NOTES = {
     "files": "seed and scenario files; each problem is printed as `file:line: message`",
@@ -88,7 +90,8 @@ def _option_row(action: argparse.Action) -> str | None:
             name += " (" + ", ".join(f"`{choice}`" for choice in action.choices) + ")"
     notes = []
     if action.help and action.help != argparse.SUPPRESS:
-        notes.append(action.help)
+        # argparse's own "%(default)s": the default is said once, by the note below.
+        notes.append(_DEFAULT.sub(lambda m: f" ({m[1]})" if m[1] else "", action.help))
     elif action.dest in _NOTES:
         notes.append(_NOTES[action.dest])
     if action.required and action.option_strings:
