@@ -119,6 +119,14 @@ def build_parser() -> argparse.ArgumentParser:
         "dropped, and a retry with its key runs again (default: %(default)s)",
     )
     run.add_argument(
+        "--state-dir",
+        type=Path,
+        metavar="DIR",
+        help="keep the sandbox durable in DIR: every request answered survives a crash and a "
+        "restart with the same DIR continues where it stopped; one process per DIR "
+        "(default: none, the state lives in memory only)",
+    )
+    run.add_argument(
         "--strict-webhook-urls",
         action="store_true",
         help="refuse http:// webhook URLs, loopback ones too (default: http:// to loopback "
@@ -277,6 +285,7 @@ def _run(args: argparse.Namespace) -> int:
         admin_token=args.admin_token,
         strict_webhook_urls=args.strict_webhook_urls,
         idempotency_records=args.idempotency_records,
+        state_dir=args.state_dir,
     )
     app = create_app(settings)
     tune_for_serving(app.state.store)
