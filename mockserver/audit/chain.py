@@ -28,10 +28,18 @@ from mockserver.core.errors import ValidationError
 from mockserver.core.sharded import ShardedDict
 from mockserver.domain.pagination import CursorCodec
 
-__all__ = ["GENESIS", "SYSTEM", "AuditChain", "SeededLog", "canonical", "first_broken_link"]
+__all__ = [
+    "EMPTY_LOG",
+    "GENESIS",
+    "SYSTEM",
+    "AuditChain",
+    "SeededLog",
+    "canonical",
+    "first_broken_link",
+]
 
 SYSTEM = "system"
-_EMPTY = SeededLog(lambda position: {})
+EMPTY_LOG = SeededLog(lambda position: {})
 
 
 class AuditChain:
@@ -44,11 +52,17 @@ class AuditChain:
     __slots__ = ("_base", "_index", "_load", "_overrides", "_tail")
 
     def __init__(self, base: SeededLog | Callable[[], SeededLog] | None = None) -> None:
-        self._base = base if isinstance(base, SeededLog) else _EMPTY
+        self._base = base if isinstance(base, SeededLog) else EMPTY_LOG
         self._load = base if callable(base) and not isinstance(base, SeededLog) else None
         self._tail: list[AuditEvent] = []  # written since the seed, oldest first
         self._index: ShardedDict[list[int]] = ShardedDict()  # resource id -> positions in _tail
         self._overrides: dict[int, bytes] = {}  # seeded bytes replaced (tests corrupt a chain)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (AuditChain, (), (self._base, self._load, self._tail, self._index, self._overrides))
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self._base, self._load, self._tail, self._index, self._overrides = state
 
     @property
     def base(self) -> SeededLog:

@@ -14,6 +14,7 @@ import hmac
 import io
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -93,15 +94,26 @@ def create(
         views.export_job(job),
     )
 
-    def complete(at: int) -> None:
+    world.scheduler.at(now + delay, Completion(world, job, secret))
+    return job
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """The timer that completes an export job: an object rather than a closure, so that a
+    snapshot can save it with the job."""
+
+    world: World
+    job: ExportJob
+    secret: bytes
+
+    def __call__(self, at: int) -> None:
+        job = self.job
         job.status = "completed"
         job.completed_at = at
         job.expires_at = at + URL_LIFETIME
-        job.signature = signature(secret, job.id, job.expires_at)
-        job.snapshot_seq = len(world.regions[job.region].audit)
-
-    world.scheduler.at(now + delay, complete)
-    return job
+        job.signature = signature(self.secret, job.id, job.expires_at)
+        job.snapshot_seq = len(self.world.regions[job.region].audit)
 
 
 def get(world: World, job_id: str) -> ExportJob:

@@ -49,6 +49,14 @@ class Clock:
         """What `now` would be with the wall reading not held."""
         return self.now()
 
+    def saved(self) -> tuple[float, float | None, str]:
+        """(now, where it stands still if frozen, mode): what a snapshot keeps of the clock."""
+        raise NotImplementedError
+
+    def restore(self, saved: tuple[float, float | None, str]) -> None:
+        """Back to what `saved` gave: the same time (a real clock runs on from it)."""
+        raise NotImplementedError
+
 
 class RealClock(Clock):
     """Wall-clock time shifted by an offset, so tests can still jump ahead."""
@@ -117,6 +125,13 @@ class RealClock(Clock):
         self._frozen_at = self.now()
         self.mode = "frozen"
 
+    def saved(self) -> tuple[float, float | None, str]:
+        return self.now(), self._frozen_at, self.mode
+
+    def restore(self, saved: tuple[float, float | None, str]) -> None:
+        now, self._frozen_at, self.mode = saved
+        self._offset = now - self._time()
+
 
 class FrozenClock(Clock):
     """Time that moves only when told to."""
@@ -138,6 +153,12 @@ class FrozenClock(Clock):
 
     def reset(self) -> None:
         self._now = self.start
+
+    def saved(self) -> tuple[float, float | None, str]:
+        return self._now, self._now, self.mode
+
+    def restore(self, saved: tuple[float, float | None, str]) -> None:
+        self._now = saved[0]
 
 
 _RFC3339 = "%Y-%m-%dT%H:%M:%SZ"

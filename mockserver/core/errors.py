@@ -103,6 +103,14 @@ class ValidationError(ApiError):
         super().__init__(message, param=param, **kwargs)  # type: ignore[arg-type]
 
 
+class SnapshotError(ValidationError):
+    """A snapshot file that cannot be loaded here: not one, damaged, or from another version,
+    seed or start (param `file`)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, param="file")
+
+
 class RateLimited(ApiError):
     status = 429
     type = "rate_limit_error"

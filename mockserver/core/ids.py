@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import random
+from typing import Any
 
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -37,6 +38,14 @@ class IdFactory:
         self._pos = 0  # words already used
         self._even = b""  # alphabet index of the pair at words (2j, 2j + 1)
         self._odd = b""  # of the pair at words (2j + 1, 2j + 2): made when first needed
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        state = (self._seed, self._rng, self._bits, self._count, self._rendered, self._pos)
+        return (IdFactory, (0, ""), (*state, self._even, self._odd))
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        (self._seed, self._rng, self._bits, self._count, self._rendered, self._pos) = state[:6]
+        self._even, self._odd = state[6], state[7]
 
     def _take(self, count: int) -> int:
         """Reserve `count` words; their first index in `_words` (refilling when short)."""

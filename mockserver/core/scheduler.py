@@ -59,6 +59,9 @@ class Timer:
     def cancel(self) -> None:
         self.cancelled = True
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Timer, (self.due, self.order, self.action, self.cancelled, self.concurrent))
+
 
 class Scheduler:
     """A heap of due timers over one clock, and the background work they started."""
@@ -83,6 +86,19 @@ class Scheduler:
         timer = Timer(due, self._order, action, concurrent=concurrent)
         heapq.heappush(self._heap, timer)
         return timer
+
+    def saved(self) -> tuple[list[Timer], int]:
+        """Every timer (cancelled ones too: objects may still refer to them) and the order
+        counter: what a snapshot keeps of the scheduler."""
+        return list(self._heap), self._order
+
+    def restore(self, timers: list[Timer], order: int) -> None:
+        """Put back what `saved` gave (a snapshot's timers), after dropping every timer and
+        cancelling background work (`clear`)."""
+        self.clear()
+        self._heap = list(timers)
+        heapq.heapify(self._heap)
+        self._order = order
 
     def next_due(self) -> float | None:
         """When the earliest live timer is due, or None."""

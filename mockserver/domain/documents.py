@@ -110,7 +110,26 @@ def schedule_lock(world: World, doc: Document, due: int | None = None) -> None:
     if due is None:
         assert doc.signed_at is not None
         due = doc.signed_at + world.regions[doc.region].vaults[doc.vault_id].lock_after
-    world.scheduler.at(due, lambda at: lock(world, doc, at))
+    world.scheduler.at(due, LockTimer(world, doc.region, doc.id))
+
+
+class LockTimer:
+    """The lock timer's action, as an object rather than a closure so that a snapshot can
+    save it with the world it belongs to. It names the document by region and id: the lock
+    applies to whatever object is the document when it runs."""
+
+    __slots__ = ("doc_id", "region", "world")
+
+    def __init__(self, world: World, region: str, doc_id: str) -> None:
+        self.world = world
+        self.region = region
+        self.doc_id = doc_id
+
+    def __call__(self, at: int) -> None:
+        lock(self.world, self.world.regions[self.region].documents[self.doc_id], at)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (LockTimer, (self.world, self.region, self.doc_id))
 
 
 def lock(world: World, doc: Document, at: int) -> None:

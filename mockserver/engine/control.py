@@ -12,10 +12,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mockserver.core.clock import format_ts
-from mockserver.core.errors import NotFound, ValidationError
+from mockserver.core.errors import Conflict, NotFound, ValidationError
 from mockserver.domain import documents
 from mockserver.domain.accounts import NewAccount
 from mockserver.domain.models import Document
+from mockserver.engine import snapshots
+from mockserver.engine.snapshots import Snapshot
 from mockserver.scenarios.engine import Loaded
 from mockserver.scenarios.loader import load_scenario, load_scenario_text
 from mockserver.scenarios.model import Scenario
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from mockserver.engine.sandbox import Sandbox
 
 TEN_YEARS = 10 * 366 * 86400  # the furthest one advance may move the clock, in seconds
+SETTLE_MARGIN = 5.0  # seconds a snapshot waits for webhook attempts beyond their timeout
 
 
 class ClockState(NamedTuple):
@@ -135,6 +138,46 @@ class Control:
         scheduler = self._store.scheduler
         idle = await scheduler.settle(timeout)
         return idle, scheduler.busy
+
+    # -- snapshots ---------------------------------------------------------------------
+
+    async def save_snapshot(self, name: Any) -> Snapshot:
+        """Save the whole sandbox as `name` (replacing one of that name) once the webhook
+        attempts under way are done; 409 if they still run after the delivery timeout."""
+        name = snapshots.check_name(name)
+        scheduler = self._store.scheduler
+        if not await scheduler.settle(self._sandbox.webhooks.timeout + SETTLE_MARGIN):
+            raise Conflict(
+                "Webhook attempts are still under way (a receiver does not answer); "
+                "take the snapshot once they are done.",
+                param="name",
+            )
+        return snapshots.take(self._sandbox, name)
+
+    def restore_snapshot(self, name: str) -> Snapshot:
+        """Put the sandbox back exactly as it was when `name` was saved; 404 if unknown."""
+        snapshot = snapshots.find(self._sandbox, name)
+        snapshots.put_back(self._sandbox, snapshot)
+        return snapshot
+
+    def snapshots(self) -> list[Snapshot]:
+        """The named snapshots, in the order they were first saved."""
+        return list(snapshots.listing(self._sandbox))
+
+    def delete_snapshot(self, name: str) -> None:
+        """Forget snapshot `name`; 404 if unknown."""
+        snapshots.find(self._sandbox, name)
+        del self._sandbox.snapshots.named[name]
+
+    def snapshot_file(self, name: str) -> bytes:
+        """Snapshot `name` as one file, for `add_snapshot_file` on another server."""
+        snapshot = snapshots.find(self._sandbox, name)
+        return snapshot.header + snapshot.data
+
+    def add_snapshot_file(self, name: Any, data: bytes) -> Snapshot:
+        """Keep a snapshot file as `name`: 422 (param `file`) for a file that is not one, is
+        damaged, or was written by another version or for another seed; nothing changes then."""
+        return snapshots.add_file(self._sandbox, snapshots.check_name(name), data)
 
     def _state(self) -> ClockState:
         clock = self._store.clock

@@ -23,6 +23,7 @@ from mockserver.domain.store import Store
 from mockserver.engine.api import Api
 from mockserver.engine.control import Control
 from mockserver.engine.journal import Journal
+from mockserver.engine.snapshots import Snapshots
 from mockserver.scenarios.engine import ScenarioEngine
 from mockserver.scenarios.loader import load_scenario
 from mockserver.seeds.loader import load_seed
@@ -58,6 +59,7 @@ class Sandbox:
         self.journal = journal
         self.accounts = AccountFactory(store)
         self.api = Api(store, webhooks)
+        self.snapshots = Snapshots()
         self.control = Control(self)
 
     @classmethod

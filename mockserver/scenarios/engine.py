@@ -27,7 +27,7 @@ from mockserver.domain.store import Store
 from mockserver.scenarios.actions import Applier, Checker, WebhookSetup
 from mockserver.scenarios.files import scenario_file, shipped_names, shipped_scenario
 from mockserver.scenarios.matching import contains, map_matches
-from mockserver.scenarios.model import Deprecation, Rule, Scenario, TimelineEntry, WebhookFault
+from mockserver.scenarios.model import Deprecation, Rule, Scenario, WebhookFault
 
 log = logging.getLogger("mockserver")
 
@@ -79,6 +79,19 @@ class Loaded:
     done: list[bool] = field(default_factory=list)  # per timeline entry
 
 
+@dataclass(frozen=True, slots=True)
+class TimelineTimer:
+    """A timeline entry's timer: an object rather than a closure, so that a snapshot can save
+    it with the scenario it belongs to."""
+
+    engine: ScenarioEngine
+    loaded: Loaded
+    index: int
+
+    def __call__(self, due: int) -> None:
+        self.engine.run_timeline(self.loaded, self.index, due)
+
+
 class ScenarioEngine:
     """Every loaded scenario of one store, in load order."""
 
@@ -125,9 +138,7 @@ class ScenarioEngine:
         for index, entry in enumerate(scenario.timeline):
             loaded.done.append(False)
             due = entry.when if entry.when is not None else loaded.loaded_at + (entry.after or 0)
-            loaded.timers.append(
-                self.store.scheduler.at(due, self._timeline_action(loaded, index, entry))
-            )
+            loaded.timers.append(self.store.scheduler.at(due, TimelineTimer(self, loaded, index)))
         self._rearm()
         return loaded
 
@@ -164,19 +175,17 @@ class ScenarioEngine:
 
         return Applier(self.store, scenario, toggle, self.webhook_setup, self.pending_webhooks)
 
-    def _timeline_action(self, loaded: Loaded, index: int, entry: TimelineEntry) -> Any:
-        def run(due: int) -> None:
-            applier = self._applier(loaded.scenario)
-            try:
-                for action in entry.actions:
-                    applier.apply(action)
-            except ScenarioError as error:
-                message = f"{error} (timeline, at {format_ts(due)})"
-                log.warning("scenario %s: %s", loaded.scenario.name, message)
-                self.timeline_errors.append(message)
-            loaded.done[index] = True
-
-        return run
+    def run_timeline(self, loaded: Loaded, index: int, due: int) -> None:
+        """Apply timeline entry `index` of a loaded scenario (its timer's action)."""
+        applier = self._applier(loaded.scenario)
+        try:
+            for action in loaded.scenario.timeline[index].actions:
+                applier.apply(action)
+        except ScenarioError as error:
+            message = f"{error} (timeline, at {format_ts(due)})"
+            log.warning("scenario %s: %s", loaded.scenario.name, message)
+            self.timeline_errors.append(message)
+        loaded.done[index] = True
 
     def _unload(self, name: str) -> None:
         for loaded in [item for item in self.loaded if item.scenario.name == name]:

@@ -188,6 +188,10 @@ class SeededHistory:
         self._workflows: dict[str, list[Workflow]] | None = None  # by document, on first need
         self.entries = functools.lru_cache(maxsize=REPLAYS_KEPT)(self._entries)
 
+    def built_logs(self) -> dict[str, SeededLog]:
+        """The region logs made so far (none before the first `log`)."""
+        return self._logs or {}
+
     def log(self, region: str) -> SeededLog:
         """The seeded part of `region`'s chain (synthesizing the whole history once)."""
         if self._logs is None:

@@ -6,9 +6,7 @@ first need and shared by every reset).
 
 from __future__ import annotations
 
-import functools
-
-from mockserver.audit.chain import SYSTEM, AuditChain
+from mockserver.audit.chain import SYSTEM, AuditChain, SeededLog
 from mockserver.core.ids import IdFactory
 from mockserver.domain import documents
 from mockserver.domain.models import (
@@ -62,19 +60,50 @@ def load_world(world: World, store: Store) -> None:
         if store.seed.reference_time is None
         else store.seed.reference_time + store.shift
     )
+    owner = world.account.users[0].email if world.account.users else SYSTEM
+    past = seeded_history(store, key, owner, reference)
+    for region in REGIONS:
+        world.regions[region].audit = AuditChain(RegionHistory(past, region))
+    _lock_timers(world, pristine)
+
+
+def seeded_history(store: Store, key: tuple[str, str], owner: str, reference: int) -> SeededHistory:
+    """The seeded audit history of (account, environment), made on first need with the owner
+    and reference time of then, and shared by every reset (and every restored snapshot). One
+    asked for with another owner or reference time (a snapshot from a server that built its
+    history at another moment) is made apart, and not kept."""
     past = store.history_cache.get(key)
-    if past is None:  # made on first need, with the owner and reference time of now
-        owner = world.account.users[0].email if world.account.users else SYSTEM
+    if past is None or (past.owner, past.reference) != (owner, reference):
+        seed = store.seed.environments[key]
         ids = IdFactory(store.random_seed, f"history/{key[0]}/{key[1]}")
         cache = None
         if store.seed.digest is not None and seed_cache.switched_on():
             parts = (*key, store.shift, owner, reference, store.random_seed)
             cache = seed_cache.history_path(store.seed.digest, parts)
-        past = SeededHistory(seed, store.shift, owner, reference, ids, cache)
-        store.history_cache[key] = past
-    for region in REGIONS:
-        world.regions[region].audit = AuditChain(functools.partial(past.log, region))
-    _lock_timers(world, pristine)
+        made = SeededHistory(seed, store.shift, owner, reference, ids, cache)
+        if past is None:
+            store.history_cache[key] = made
+        past = made
+    return past
+
+
+def pristine_of(store: Store, key: tuple[str, str]) -> Pristine:
+    """The shared seeded objects of (account, environment), built on first need."""
+    return _seeded(store, key, store.seed.environments[key])
+
+
+class RegionHistory:
+    """A chain's seeded part, made on first need: one region of a world's seeded history (an
+    object rather than a closure, so that a snapshot can save the chain)."""
+
+    __slots__ = ("history", "region")
+
+    def __init__(self, history: SeededHistory, region: str) -> None:
+        self.history = history
+        self.region = region
+
+    def __call__(self) -> SeededLog:
+        return self.history.log(self.region)
 
 
 def _lock_timers(world: World, pristine: Pristine) -> None:

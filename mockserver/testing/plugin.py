@@ -140,6 +140,22 @@ class MockServer(Verifying):
         """Back to the seed: data, clock, limits, journals."""
         self._call("POST", "/_mock/reset")
 
+    def snapshot(self, name: str) -> dict[str, Any]:
+        """Save the whole sandbox as `name` (kept by resets, replaced by a later save of the
+        same name): `{"name", "created_at", "bytes"}`."""
+        saved: dict[str, Any] = self._call("POST", "/_mock/snapshots", json={"name": name})
+        return saved
+
+    def restore(self, name: str) -> dict[str, Any]:
+        """Put the sandbox back exactly as it was when `name` was saved."""
+        restored: dict[str, Any] = self._call("POST", f"/_mock/snapshots/{name}/restore")
+        return restored
+
+    def snapshots(self) -> list[str]:
+        """The names of the saved snapshots."""
+        data = self._call("GET", "/_mock/snapshots")["data"]
+        return [snapshot["name"] for snapshot in data]
+
     def legal_hold(self, document_id: str, on: bool = True) -> None:
         self._call("POST", f"/_mock/documents/{document_id}/legal_hold", json={"on": on})
 

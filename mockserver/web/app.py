@@ -11,6 +11,7 @@ from mockserver.engine.durable_state import open_state
 from mockserver.engine.sandbox import Sandbox
 from mockserver.web.control_api import admin_routes
 from mockserver.web.control_scenarios import scenario_routes
+from mockserver.web.control_snapshots import snapshot_routes
 from mockserver.web.control_verify import verify_routes
 from mockserver.web.control_webhooks import admin_webhook_routes
 from mockserver.web.dispatch import Dispatcher
@@ -53,6 +54,7 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
         + admin_webhook_routes()
         + scenario_routes()
         + verify_routes()
+        + snapshot_routes()
         + inspector_routes()
     )
     routes = v1_routes(sandbox.api) + (admin if settings.admin else [])

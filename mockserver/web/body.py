@@ -72,6 +72,11 @@ async def read_control_json(request: Request) -> dict[str, Any]:
     return await read_json_object(request, any_content_type=True)
 
 
+async def read_body(request: Request, max_bytes: int) -> bytes:
+    """A `/_mock` body as bytes, whatever its Content-Type; 413 past `max_bytes`."""
+    return await _read(request.receive, max_bytes)
+
+
 def _length_and_type(headers: list[tuple[bytes, bytes]]) -> tuple[str | None, str]:
     """The first Content-Length (None if absent) and Content-Type ("" if absent), as
     `request.headers.get` reads them."""

@@ -31,6 +31,7 @@ import contextlib
 import socket
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mockserver.audit.chain import SYSTEM
@@ -77,6 +78,28 @@ ANSWER_HEAD_MAX = 100 * 1024
 RECEIVE_BUFFER = 32 * 1024  # SO_RCVBUF of a delivery's socket (Linux doubles it)
 
 
+class Generation:
+    """The identity of the engine's life since its last reset (or restore): work started
+    under another one changes nothing. An object, not a counter, so that a restored snapshot's
+    generation can never be mistaken for the one of work still in flight."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptTimer:
+    """The timer of a delivery's next attempt: an object rather than a closure, so that a
+    snapshot can save it with the delivery."""
+
+    engine: DeliveryEngine
+    book: WebhookBook
+    delivery: Delivery
+    generation: Generation
+
+    def __call__(self, _due: int) -> Work | None:
+        return self.engine.attempt(self.book, self.delivery, self.generation)
+
+
 class DeliveryEngine:
     """Endpoints per (account, environment), their queues, the journal, and the sending."""
 
@@ -95,7 +118,7 @@ class DeliveryEngine:
         self.queue_size = queue_size
         self.books: dict[tuple[str, str], WebhookBook] = {}
         self.journal = Journal(journal_size)
-        self._generation = 0  # bumped by reset: work of an older generation changes nothing
+        self._generation = Generation()  # new at reset: work of an older one changes nothing
         self.fault_hook: FaultHook | None = None  # set when scenarios are wired in
         self.outcome_hook: OutcomeHook | None = None  # set by a durable sandbox
         self.defer_runs = False  # durable: due attempts run where the log puts them, not soon
@@ -116,7 +139,7 @@ class DeliveryEngine:
 
     def reset(self) -> None:
         """Forget every endpoint, queue and delivery (the store has dropped the timers)."""
-        self._generation += 1
+        self._generation = Generation()
         self.books.clear()
         self.journal.clear()
         self._delayed.clear()
@@ -190,7 +213,7 @@ class DeliveryEngine:
         # Concurrent: a clock move may make attempts to different endpoints due at the same
         # time together (only the head of an endpoint's queue ever has a timer).
         delivery.timer = self.store.scheduler.at(
-            due, lambda _: self._attempt(book, delivery, generation), concurrent=True
+            due, AttemptTimer(self, book, delivery, generation), concurrent=True
         )
         if run_soon and due <= self.store.now():
             self._run_soon()
@@ -231,9 +254,9 @@ class DeliveryEngine:
             self._delayed.add((delivery.id, number))
         return fault
 
-    def _attempt(self, book: WebhookBook, delivery: Delivery, generation: int) -> Work | None:
+    def attempt(self, book: WebhookBook, delivery: Delivery, generation: Generation) -> Work | None:
         """The timer's action: start an attempt of the head of its endpoint's queue."""
-        if generation != self._generation or delivery.status != "pending" or delivery.in_flight:
+        if generation is not self._generation or delivery.status != "pending" or delivery.in_flight:
             return None
         endpoint = book.endpoints.get(delivery.endpoint_id)
         if endpoint is None:  # deleted while this attempt was being cut short (see _send)
@@ -293,7 +316,7 @@ class DeliveryEngine:
             # A reset, or the loop shutting down: an attempt cut short is not an attempt. Unless
             # the mock was reset, the delivery is tried again at the next run of due timers.
             delivery.in_flight = False
-            if generation == self._generation and delivery.status == "pending":
+            if generation is self._generation and delivery.status == "pending":
                 self._schedule(book, delivery, self.store.now(), run_soon=False)
             raise
 
@@ -323,11 +346,11 @@ class DeliveryEngine:
         queue: EndpointQueue,
         delivery: Delivery,
         attempt: Attempt,
-        generation: int,
+        generation: Generation,
     ) -> None:
         """An attempt's outcome: its delivery waits for a retry, or is done and the endpoint's
         next delivery starts. Nothing after a reset (the attempt is forgotten)."""
-        if generation != self._generation:
+        if generation is not self._generation:
             return
         alive = delivery.endpoint_id in book.endpoints
         following = queue.finish(delivery, attempt, alive=alive)
