@@ -11,7 +11,6 @@ its log would replay into something else.
 from __future__ import annotations
 
 import hashlib
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,16 +135,18 @@ def _origin(clock: Clock) -> float:
     return clock.origin if isinstance(clock, RealClock) else 0.0
 
 
-def start_generation(opened: Opened, checkpoint: bytes, settings: Settings) -> None:
+def start_generation(opened: Opened, checkpoint: bytes, settings: Settings, wall: float) -> None:
     """Compaction: make `checkpoint` (the whole state now) the new base and start an empty log
     after it. The new log and its header are durable before the checkpoint names them; the old
-    log is removed after. A crash at any step leaves DIR with one complete pair."""
+    log is removed after. A crash at any step leaves DIR with one complete pair. `wall` is the
+    clock's wall reading when the checkpoint was taken: a restart loads it there (`at`)."""
     generation = opened.generation + 1
     path = opened.state.log_path(generation)
     path.unlink(missing_ok=True)  # a leftover of a compaction that a crash cut short
     writer = LogWriter(path)
     clock = opened.clock
-    begin = Begin({**facts(settings), "origin": _origin(clock), "built": clock.pin()})
+    built = opened.begin.facts.get("built", 0.0)  # where the seed was laid out, for good
+    begin = Begin({**facts(settings), "origin": _origin(clock), "built": built, "at": wall})
     writer.append(encode(begin))
     writer.sync_now()
     opened.state.write_checkpoint(generation, checkpoint)
@@ -154,18 +155,13 @@ def start_generation(opened: Opened, checkpoint: bytes, settings: Settings) -> N
     opened.generation, opened.writer, opened.begin = generation, writer, begin
 
 
+def checkpoint_functions() -> tuple[Checkpoint, LoadCheckpoint]:
+    """The compaction's two halves: `checkpoint(sandbox) -> bytes` (the whole state, named
+    snapshots included) and `load_checkpoint(sandbox, data)`, from the snapshots module."""
+    from mockserver.engine import snapshots
+
+    return snapshots.checkpoint, snapshots.load_checkpoint
+
+
 Checkpoint = Callable[["Sandbox"], bytes]
 LoadCheckpoint = Callable[["Sandbox", bytes], None]
-
-
-def checkpoint_functions() -> tuple[Checkpoint, LoadCheckpoint] | None:
-    """The snapshots module's `checkpoint(sandbox) -> bytes` and `load_checkpoint(sandbox,
-    data)`, the compaction's two halves; None while that module is not there (the log then
-    grows without compaction)."""
-    try:
-        snapshots = importlib.import_module("mockserver.engine.snapshots")
-    except ImportError:
-        return None
-    checkpoint: Checkpoint = snapshots.checkpoint
-    load: LoadCheckpoint = snapshots.load_checkpoint
-    return checkpoint, load

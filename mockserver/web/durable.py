@@ -40,10 +40,11 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mockserver.core.errors import SnapshotError, StateDirError
 from mockserver.core.scheduler import TICK
 from mockserver.core.wal_records import Outcome, Record, Request, Tick, encode
 from mockserver.engine.calls import MAX_BODY
-from mockserver.engine.durable_state import Opened, checkpoint_functions
+from mockserver.engine.durable_state import Opened, checkpoint_functions, start_generation
 from mockserver.webhooks.deliveries import Attempt
 
 if TYPE_CHECKING:
@@ -57,8 +58,7 @@ SETTLING = frozenset(
     {"/_mock/clock/advance", "/_mock/clock/set", "/_mock/webhooks/wait", "/_mock/ui/clock/advance"}
 )
 
-# The checkpoint functions, once the snapshots module provides them: (sandbox) -> bytes.
-Checkpointer = Callable[["Sandbox"], bytes]
+Checkpointer = Callable[["Sandbox"], bytes]  # the whole state as one file
 
 
 class Durability:
@@ -219,16 +219,18 @@ class Durability:
 
     async def compact(self) -> None:
         """Write the whole state as a checkpoint and start a new, empty log after it (when no
-        webhook attempt is under way, so none straddles the two)."""
-        from mockserver.engine.durable_state import start_generation
-
+        webhook attempt is under way, so none straddles the two). Requests wait meanwhile."""
         assert self.checkpointer is not None
+        opened = self.opened
         await self._acquire(settling=True)
         try:
+            wall = self.clock.pin()
             data = self.checkpointer(self.sandbox)
-            await self.opened.writer.sync(self.opened.writer.written)
-            start_generation(self.opened, data, self.sandbox.settings)
+            await opened.writer.sync(opened.writer.written)
+            settings = self.sandbox.settings
+            await asyncio.to_thread(start_generation, opened, data, settings, wall)
             self.seq = 1
+            log.info("state directory compacted: a %d-byte checkpoint", len(data))
         finally:
             self._release()
 
@@ -327,16 +329,24 @@ def _collector(held: list[Message]) -> Send:
 
 
 def make_durable(app: Any, sandbox: Sandbox, opened: Opened) -> Durability:
-    """Make `app` (a `MockApp` just built on `opened`'s clock) durable: replay DIR in the
-    lifespan, log every input from then on."""
+    """Make `app` (a `MockApp` just built on `opened`'s clock) durable: load DIR's checkpoint
+    now (StateDirError if it does not load), replay its log in the lifespan, log every input
+    from then on."""
     settings = sandbox.settings
-    functions = checkpoint_functions()
+    checkpoint, load = checkpoint_functions()
+    if opened.checkpoint is not None:
+        opened.clock.pin_at(float(opened.begin.facts.get("at", 0.0)))  # where it was taken
+        try:
+            load(sandbox, opened.checkpoint)
+        except SnapshotError as error:
+            path = str(opened.state.path / "checkpoint")
+            raise StateDirError(path, f"the checkpoint cannot be loaded: {error}") from None
     durability = Durability(
         app.http,
         sandbox,
         opened,
         log_max=settings.state_log_max,
-        checkpointer=functions[0] if functions else None,
+        checkpointer=checkpoint,
     )
     durability.app = app
     app.http = durability

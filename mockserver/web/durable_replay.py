@@ -28,9 +28,7 @@ from typing import TYPE_CHECKING
 
 from starlette.types import Message, Scope
 
-from mockserver.core.errors import StateDirError
 from mockserver.core.wal_records import Outcome, Request, Tick
-from mockserver.engine.durable_state import checkpoint_functions
 from mockserver.web.durable import SETTLING
 
 if TYPE_CHECKING:
@@ -127,11 +125,9 @@ def _nothing() -> None:
 
 
 async def replay(durability: Durability) -> None:
-    """Replay the records of the log (after its checkpoint, if any) onto the sandbox."""
-    opened = durability.opened
-    records = opened.records
-    if opened.checkpoint is not None:
-        load_checkpoint(durability, opened.checkpoint)
+    """Replay the records of the log onto the sandbox (built from the seed, or loaded from the
+    checkpoint the log follows)."""
+    records = durability.opened.records
     if not records:
         return
     replayer = durability.replayer = Replayer(list(records))
@@ -167,16 +163,6 @@ async def replay(durability: Durability) -> None:
         if sent:
             log.warning("replay: %d webhook attempt(s) had no logged outcome; sending again", sent)
     await asyncio.sleep(0)
-
-
-def load_checkpoint(durability: Durability, data: bytes) -> None:
-    """Put the sandbox in the state of DIR's checkpoint (the log replays on top of it)."""
-    functions = checkpoint_functions()
-    if functions is None:
-        raise StateDirError(
-            str(durability.opened.state.path), "this version cannot read the checkpoint in it"
-        )
-    functions[1](durability.sandbox, data)
 
 
 def _scope(record: Request, app: object) -> Scope:

@@ -179,3 +179,33 @@ def test_the_clock_continues_after_a_restart(tmp_path: Path, clock: str) -> None
     if clock == "frozen":
         assert now == moved
     server.stop()
+
+
+def test_a_compacted_directory_restarts_to_the_same_state(tmp_path: Path) -> None:
+    """A small --state-log-max: the state is checkpointed (named snapshots with it) and logs
+    start again, more than once; a restart loads the checkpoint and replays the log after it."""
+    state = tmp_path / "state"
+    server = DurableServer(state, "--state-log-max", "0.01")
+    with WebhookReceiver() as receiver:
+        client = server.start()
+        _ok(client.post("/_mock/snapshots", json={"name": "before"}), 201)
+        paths = _traffic(client, receiver)
+        for i in range(40):
+            _doc(client, f"filler {i}")
+        paths.append("/_mock/snapshots")
+        _ok(client.post("/_mock/webhooks/wait"))
+        before = _answers(client, paths)
+        names = sorted(p.name for p in state.iterdir())
+        assert "checkpoint" in names
+        assert any(n.startswith("log.") and n != "log.0" for n in names)
+        assert b'"before"' in before["/_mock/snapshots"][1]
+        sent = len(receiver.received)
+        server.kill()
+        client = server.start()
+        assert _answers(client, paths) == before
+        assert len(receiver.received) == sent
+        after = _doc(client, "after the restart")
+        assert after not in str(before)
+        _ok(client.post("/_mock/snapshots/before/restore"))  # a named snapshot came back too
+        _ok(client.get(f"/v1/documents/{after}"), 404)
+        server.stop()
