@@ -46,6 +46,7 @@ GROUPS = (
     "hostile",
     "verify",
     "snapshots",
+    "durable",
     "pytest",
 )
 OURS = "ours"
@@ -182,6 +183,11 @@ def rows(options: Options) -> list[Row]:
             _at_most(300),
         ),
     ]
+    durable = "POST /v1/documents with --state-dir (reference column: without)"
+    table += [
+        Row("durable.rps", durable, "req/s", Target("ratio>=", DURABLE_RATIO)),
+        Row("durable.p99", f"{durable}, p99", "ms"),
+    ]
     table.append(
         Row("pytest.import", "import of the pytest plugin, pytest imported", "ms", _at_most(50))
     )
@@ -192,6 +198,8 @@ def rows(options: Options) -> list[Row]:
         table.append(Row(plugin.key, label, "ms", plugin.target))
     return table
 
+
+DURABLE_RATIO = 0.5  # POST req/s with --state-dir over without, at least
 
 BACKLOG = "24 h clock advance, 1,000 failing deliveries"
 LAYOUT_LABELS = {
@@ -668,6 +676,39 @@ class Run:
             )
             self.put(key, OURS, result.http_ms, note)
 
+    def durable(self) -> None:
+        """POST throughput of a server with --state-dir (every answer waits for its group
+        fsync) beside the same server without it, in the reference column: alternating rounds,
+        the median round of each counting."""
+        o = self.options
+        state = self.workdir / "state"
+        durable_command = [*ours_command(None), "--state-dir", str(state)]
+        sides = {
+            OURS: self.start("durable", durable_command),
+            REF: self.start("in-memory", ours_command(None)),
+        }
+
+        def measure() -> None:
+            with running(sides[OURS]()) as durable, running(sides[REF]()) as plain:
+                servers = {OURS: durable, REF: plain}
+                rounds: dict[str, list[LoadResult]] = {OURS: [], REF: []}
+                for number in range(o.rounds):
+                    order = list(servers.items())
+                    for side, server in order if number % 2 == 0 else order[::-1]:
+                        tag = f"{o.run_id}d{number}"
+                        rounds[side].append(figures.create(server, o.seconds, o.warmup, tag))
+            for side, results in rounds.items():
+                chosen = median_round(results)
+                note = "" if chosen.valid else f"INVALID: {chosen.errors} error answers"
+                self.put("durable.rps", side, chosen.rps, note)
+                self.put("durable.p99", side, chosen.p99_ms)
+                if not chosen.valid:
+                    self.report.failures.append(f"{side} durable: {note}")
+            size = sum(p.stat().st_size for p in state.iterdir())
+            self.report.row("durable.rps").note = f"state directory: {size / 2**20:.1f} MiB"
+
+        self.attempt("ours with --state-dir", measure)
+
     def plugin(self) -> None:
         """What the pytest plugin costs a suite: its import, and the fixtures' time per test
         beside respx and pytest-httpserver (no server of ours: the plugin makes its own, in the
@@ -705,7 +746,15 @@ class Run:
         if self.wants("idempotency"):
             o.log("ours, the idempotency soak")
             self.idempotency()
-        separate = ("pytest", "hostile", "instructions", "idempotency", "verify", "snapshots")
+        separate = (
+            "pytest",
+            "hostile",
+            "instructions",
+            "idempotency",
+            "verify",
+            "snapshots",
+            "durable",
+        )
         if any(self.wants(g) for g in GROUPS if g not in separate):
             o.log("ours, default seed, and the reference, alternately")
             self.attempt("ours and the reference", self.paired)
@@ -721,6 +770,9 @@ class Run:
         if self.wants("snapshots"):
             o.log("snapshot restores, in-process")
             self.attempt("snapshots", self.snapshots)
+        if self.wants("durable"):
+            o.log("ours with --state-dir, and without it")
+            self.durable()
         if self.wants("pytest"):
             o.log("pytest fixtures")
             self.plugin()

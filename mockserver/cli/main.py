@@ -24,6 +24,7 @@ from mockserver.core.config import (
     DEFAULT_RANDOM_SEED,
     DEFAULT_START_TIME,
     IDEMPOTENCY_RECORDS,
+    STATE_LOG_MAX,
     Settings,
 )
 from mockserver.core.errors import LoadError
@@ -119,6 +120,22 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="idempotent results kept per account and environment; beyond it the oldest is "
         "dropped, and a retry with its key runs again (default: %(default)s)",
+    )
+    run.add_argument(
+        "--state-dir",
+        type=Path,
+        metavar="DIR",
+        help="keep the sandbox durable in DIR: every request answered survives a crash and a "
+        "restart with the same DIR continues where it stopped; one process per DIR "
+        "(default: none, the state lives in memory only)",
+    )
+    run.add_argument(
+        "--state-log-max",
+        type=_megabytes,
+        default=STATE_LOG_MAX / 2**20,
+        metavar="MB",
+        help="with --state-dir: once the log in DIR is larger, the state is written as a "
+        "checkpoint and a new log started (default: %(default)g)",
     )
     run.add_argument(
         "--strict-webhook-urls",
@@ -246,6 +263,17 @@ def _positive(text: str) -> int:
     return value
 
 
+def _megabytes(text: str) -> float:
+    """An argument that must be a positive number (of MiB)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of MiB, got {text!r}")
+    return value
+
+
 _SEED_HELP = "seed file to start from (default: the packaged seeds/default.yaml)"
 _RANDOM_HELP = "seed of the generated ids and values (default: %(default)s)"
 
@@ -281,6 +309,8 @@ def _run(args: argparse.Namespace) -> int:
         admin_token=args.admin_token,
         strict_webhook_urls=args.strict_webhook_urls,
         idempotency_records=args.idempotency_records,
+        state_dir=args.state_dir,
+        state_log_max=max(1, int(args.state_log_max * 2**20)),
     )
     app = create_app(settings)
     tune_for_serving(app.state.store)

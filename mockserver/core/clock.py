@@ -2,7 +2,8 @@
 
 `RealClock` follows the wall clock plus an offset that `advance`/`set` move; `FrozenClock`
 stands still until told. Both return float Unix seconds. Timestamps are rendered in RFC 3339,
-UTC, with whole seconds.
+UTC, with whole seconds. A durable sandbox pins the real clock's wall reading (`pin`): it moves
+only when a logged input moves it, so replaying the log reads the same times.
 """
 
 from __future__ import annotations
@@ -36,6 +37,18 @@ class Clock:
     def freeze(self) -> None:
         """Stop the clock where it is until the next reset (a scenario's `clock: freeze`)."""
 
+    def pin(self) -> float:
+        """Hold the wall-clock reading where it is now, until the next pin; the reading (0 for
+        a clock that does not follow the wall)."""
+        return 0.0
+
+    def pin_at(self, wall: float) -> None:
+        """Hold the wall-clock reading at `wall` (a reading `pin` gave, replayed)."""
+
+    def unpinned(self) -> float:
+        """What `now` would be with the wall reading not held."""
+        return self.now()
+
     def saved(self) -> tuple[float, float | None, str]:
         """(now, where it stands still if frozen, mode): what a snapshot keeps of the clock."""
         raise NotImplementedError
@@ -54,6 +67,34 @@ class RealClock(Clock):
         self._offset = 0.0
         self._initial_offset = 0.0
         self._frozen_at: float | None = None
+        self._wall: float | None = None  # the held wall reading (see `pin`)
+
+    def _time(self) -> float:
+        if self._wall is not None:
+            return self._wall
+        return time.time()  # noqa: TID251  # wall-clock ok: this is the clock
+
+    @property
+    def origin(self) -> float:
+        """The offset a reset comes back to (where the clock started)."""
+        return self._initial_offset
+
+    def resume(self, origin: float) -> None:
+        """Run from the `origin` of an earlier process (its clock, rebuilt from its log)."""
+        self._offset = self._initial_offset = origin
+
+    def pin(self) -> float:
+        self._wall = None
+        self._wall = self._time()
+        return self._wall
+
+    def pin_at(self, wall: float) -> None:
+        self._wall = wall
+
+    def unpinned(self) -> float:
+        if self._frozen_at is not None:
+            return self._frozen_at
+        return time.time() + self._offset  # noqa: TID251  # wall-clock ok: this is the clock
 
     def start_at(self, at: float) -> None:
         """Run from `at` onwards; a reset comes back to this offset."""
@@ -63,7 +104,7 @@ class RealClock(Clock):
     def now(self) -> float:
         if self._frozen_at is not None:
             return self._frozen_at
-        return time.time() + self._offset  # noqa: TID251  # wall-clock ok: this is the clock
+        return self._time() + self._offset
 
     def advance(self, seconds: float) -> None:
         if self._frozen_at is not None:
@@ -73,7 +114,7 @@ class RealClock(Clock):
     def set(self, at: float) -> None:
         if self._frozen_at is not None:
             self._frozen_at = at
-        self._offset = at - time.time()  # noqa: TID251  # wall-clock ok: this is the clock
+        self._offset = at - self._time()
 
     def reset(self) -> None:
         self._offset = self._initial_offset
@@ -89,7 +130,7 @@ class RealClock(Clock):
 
     def restore(self, saved: tuple[float, float | None, str]) -> None:
         now, self._frozen_at, self.mode = saved
-        self._offset = now - time.time()  # noqa: TID251  # wall-clock ok: this is the clock
+        self._offset = now - self._time()
 
 
 class FrozenClock(Clock):

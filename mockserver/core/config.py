@@ -8,6 +8,7 @@ from pathlib import Path
 DEFAULT_RANDOM_SEED = 20261122
 DEFAULT_START_TIME = "2026-01-15T09:00:00Z"
 IDEMPOTENCY_RECORDS = 10_000  # kept idempotent results per (account, environment), by default
+STATE_LOG_MAX = 64 * 1024 * 1024  # bytes of a --state-dir's log before it is compacted
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,4 +29,6 @@ class Settings:
     webhook_journal_size: int = 10_000  # finished deliveries kept (pending ones always are)
     journal_size: int = 10_000
     idempotency_records: int = IDEMPOTENCY_RECORDS  # the oldest is dropped beyond it
+    state_dir: Path | None = None  # durable: the state lives in (and comes back from) here
+    state_log_max: int = STATE_LOG_MAX
     extra: dict[str, str] = field(default_factory=dict)

@@ -14,6 +14,7 @@
      +-- LoadError                    a seed or scenario file is bad: `file:line: message`, exit 2
           +-- SeedError
           +-- ScenarioError
+          +-- StateDirError           a --state-dir that cannot be used: `dir: message`, exit 2
 
 Only `mockserver.engine.envelope` turns an ApiError into a response body. An error may carry
 `explain`: the check that refused the request and its fields (`Reason`), for the journal's
@@ -155,3 +156,14 @@ class SeedError(LoadError):
 
 class ScenarioError(LoadError):
     pass
+
+
+class StateDirError(LoadError):
+    """A `--state-dir` that cannot be used: taken by another process, damaged, or written by
+    another sandbox. `file` is the directory (or the file in it); there is no line."""
+
+    def __init__(self, file: str, message: str) -> None:
+        super().__init__(file, 0, message)
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.message}"

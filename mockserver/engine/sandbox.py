@@ -63,12 +63,16 @@ class Sandbox:
         self.control = Control(self)
 
     @classmethod
-    def build(cls, settings: Settings, seed: SeedData | None = None) -> Sandbox:
-        """A sandbox from `settings` (and the seed, when already loaded): a bad seed or
-        scenario raises its load error before anything is built around it."""
+    def build(
+        cls, settings: Settings, seed: SeedData | None = None, *, clock: Clock | None = None
+    ) -> Sandbox:
+        """A sandbox from `settings` (and the seed, when already loaded; and its clock, when
+        made already: a durable one is): a bad seed or scenario raises its load error before
+        anything is built around it."""
         if seed is None:
             seed = load_seed(settings.seed_path or default_seed_path())
-        store = Store(seed, make_clock(settings), settings.random_seed, loader=load_world)
+        clock = clock or make_clock(settings)
+        store = Store(seed, clock, settings.random_seed, loader=load_world)
         store.rate_limits.enforce = settings.rate_limit  # --no-rate-limit: headers, no refusals
         store.idempotency.capacity = settings.idempotency_records
         webhooks = DeliveryEngine(

@@ -7,6 +7,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mockserver.core.config import Settings
 from mockserver.domain.models import SeedData
+from mockserver.engine.durable_state import open_state
 from mockserver.engine.sandbox import Sandbox
 from mockserver.web.control_api import admin_routes
 from mockserver.web.control_events import event_routes
@@ -47,7 +48,8 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     control facade; the sandbox's parts are there too (`store`, `scenarios`, `webhooks`,
     `journal`, `accounts`, `settings`)."""
     settings = settings or Settings()
-    sandbox = Sandbox.build(settings, seed)
+    opened = open_state(settings.state_dir, settings) if settings.state_dir else None
+    sandbox = Sandbox.build(settings, seed, clock=opened.clock if opened else None)
     admin = (
         admin_routes()
         + admin_webhook_routes()
@@ -76,6 +78,10 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
         minimum_size=GZIP_MINIMUM_SIZE,
         compresslevel=6,
     )
+    if opened is not None:  # durable: DIR's log wraps the pipeline
+        from mockserver.web.durable import make_durable
+
+        make_durable(app, sandbox, opened)
     app.state.sandbox = sandbox
     app.state.control = sandbox.control
     app.state.store = sandbox.store

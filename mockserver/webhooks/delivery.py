@@ -30,7 +30,7 @@ import asyncio
 import contextlib
 import socket
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +65,12 @@ if TYPE_CHECKING:
 
 # A scenario's webhook faults: (endpoint id, event type, attempt number) -> the fault, or None.
 FaultHook = Callable[[str, str, int], "Fault | None"]
+# A durable sandbox's hand on attempt outcomes: given (delivery id, attempt number, the work that
+# makes the attempt), it runs the work and logs what it found, or closes it unrun and gives the
+# logged outcome (a replay); with the Attempt it returns what to call once that is recorded.
+OutcomeHook = Callable[
+    [str, int, Coroutine[Any, Any, Attempt]], Awaitable[tuple[Attempt, Callable[[], None]]]
+]
 
 USER_AGENT = "mockserver-webhooks/1"
 # Bytes of a receiver's status line and headers read at most: httpcore's limit for h11 (the
@@ -115,6 +121,8 @@ class DeliveryEngine:
         self.journal = Journal(journal_size)
         self._generation = Generation()  # new at reset: work of an older one changes nothing
         self.fault_hook: FaultHook | None = None  # set when scenarios are wired in
+        self.outcome_hook: OutcomeHook | None = None  # set by a durable sandbox
+        self.defer_runs = False  # durable: due attempts run where the log puts them, not soon
         self._delayed: set[tuple[str, int]] = set()  # (delivery, attempt) already held back
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
         self._clients = weakref.WeakKeyDictionary()
@@ -240,7 +248,10 @@ class DeliveryEngine:
 
     def _run_soon(self) -> None:
         """Run due timers once the current handler (or timer) is done: a write never runs an
-        attempt in the middle of its own change, nor waits for one."""
+        attempt in the middle of its own change, nor waits for one. A durable sandbox runs them
+        itself at the end of each logged input (`defer_runs`)."""
+        if self.defer_runs:
+            return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop: the next request or clock move runs it
@@ -320,11 +331,15 @@ class DeliveryEngine:
     ) -> Commit:
         """The attempt's HTTP; what it found is recorded by the commit it returns (see
         `scheduler`: a clock move commits attempts made together in their timers' order)."""
-        loop = asyncio.get_running_loop()
         generation = self._generation
-        started = loop.time()  # real time, to report how long the receiver took
+        done: Callable[[], None] | None = None
+        work = self._timed(delivery, at, signature, fault)
         try:
-            status, error = await self._deliver(delivery, signature, fault)
+            if self.outcome_hook is None:
+                attempt = await work
+            else:
+                number = len(delivery.attempts) + 1
+                attempt, done = await self.outcome_hook(delivery.id, number, work)
         except asyncio.CancelledError:
             # A reset, or the loop shutting down: an attempt cut short is not an attempt. Unless
             # the mock was reset, the delivery is tried again at the next run of due timers.
@@ -332,9 +347,26 @@ class DeliveryEngine:
             if generation is self._generation and delivery.status == "pending":
                 self._schedule(book, delivery, self.store.now(), run_soon=False)
             raise
+
+        def commit() -> None:
+            try:
+                self._record(book, queue, delivery, attempt, generation)
+            finally:
+                if done is not None:
+                    done()
+
+        return commit
+
+    async def _timed(
+        self, delivery: Delivery, at: int, signature: str, fault: Fault | None
+    ) -> Attempt:
+        """The attempt made: what the receiver (or the scenario) answered, and how long the
+        receiver took, in real time."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        status, error = await self._deliver(delivery, signature, fault)
         duration = round((loop.time() - started) * 1000)
-        attempt = Attempt(at, status, clip_error(error), duration)
-        return lambda: self._record(book, queue, delivery, attempt, generation)
+        return Attempt(at, status, clip_error(error), duration)
 
     def _record(
         self,
