@@ -28,14 +28,15 @@ def add_commands(commands: Any) -> None:
         "--upstream",
         required=True,
         metavar="BASE_URL",
-        help="where to forward, e.g. https://api.example.com (paths and queries are kept)",
+        help="where to forward, e.g. https://api.example.com; paths and queries are kept "
+        "(required, no default)",
     )
     record.add_argument(
         "--out",
         required=True,
         type=Path,
         metavar="FILE.jsonl",
-        help="the recording, appended to (created if missing)",
+        help="the recording, appended to; created if missing (required, no default)",
     )
     record.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
@@ -58,7 +59,7 @@ def add_commands(commands: Any) -> None:
         required=True,
         type=Path,
         metavar="FILE.yaml",
-        help="where to write the scenario",
+        help="where to write the scenario (required, no default)",
     )
     imported.add_argument(
         "--name", help="the scenario's name (default: from the file name of --scenario-out)"
@@ -80,10 +81,15 @@ def add_commands(commands: Any) -> None:
         "or an upstream that does not answer.",
     )
     conform.add_argument(
-        "--upstream", required=True, metavar="BASE_URL", help="the server to compare with"
+        "--upstream",
+        required=True,
+        metavar="BASE_URL",
+        help="the server to compare with (required, no default)",
     )
     conform.add_argument(
-        "--key", required=True, help="the upstream's API key for steps that name no key"
+        "--key",
+        required=True,
+        help="the upstream's API key for steps that name no key (required, no default)",
     )
     conform.add_argument(
         "--steps",
@@ -92,9 +98,14 @@ def add_commands(commands: Any) -> None:
         help="a scenario whose steps to run; its setup and rules are loaded into the mock only "
         "(default: the shipped tour of every endpoint and error status)",
     )
-    conform.add_argument("--json", type=Path, metavar="OUT.json", help="also write a JSON report")
     conform.add_argument(
-        "--junit", type=Path, metavar="OUT.xml", help="also write a JUnit XML report"
+        "--json", type=Path, metavar="OUT.json", help="also write a JSON report (default: none)"
+    )
+    conform.add_argument(
+        "--junit",
+        type=Path,
+        metavar="OUT.xml",
+        help="also write a JUnit XML report (default: none)",
     )
     conform.add_argument(
         "--timeout",
