@@ -46,10 +46,20 @@ _ID_CHARS: Final = string.ascii_letters + string.digits
 class RecordingProxy:
     """Forwards every HTTP request to `upstream` and appends each exchange to `out`."""
 
-    def __init__(self, upstream: str, out: IO[bytes], *, timeout: float = UPSTREAM_TIMEOUT):
+    def __init__(
+        self,
+        upstream: str,
+        out: IO[bytes],
+        *,
+        timeout: float = UPSTREAM_TIMEOUT,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        """`transport` reaches the upstream another way than the network (tests wire an app
+        in-process with it)."""
         self.upstream = httpx.URL(upstream.rstrip("/"))
         self.out = out
         self.timeout = timeout
+        self.transport = transport
         self._client: httpx.AsyncClient | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -76,7 +86,9 @@ class RecordingProxy:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
+            self._client = httpx.AsyncClient(
+                timeout=self.timeout, follow_redirects=False, transport=self.transport
+            )
         return self._client
 
     async def _exchange(self, scope: Scope, receive: Receive, send: Send) -> None:
