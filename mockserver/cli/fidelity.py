@@ -65,6 +65,13 @@ def add_commands(commands: Any) -> None:
         "--name", help="the scenario's name (default: from the file name of --scenario-out)"
     )
     imported.add_argument(
+        "--seed",
+        type=Path,
+        metavar="FILE",
+        help="the seed the replay starts from: what it holds is not recreated in the setup "
+        "(default: the packaged seeds/default.yaml)",
+    )
+    imported.add_argument(
         "--key",
         default="sk_test_mock_full",
         help="the mock's key for requests made with a key the seed does not have "
@@ -156,17 +163,29 @@ def _record(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
+    """Write the scenario, then check it as `mockserver validate` would (against the seed
+    the replay starts from): a scenario the mock would refuse is reported, exit status 1."""
+    from mockserver.cli.scenarios import Validator
+    from mockserver.core.errors import LoadError
     from mockserver.fidelity.importer import scenario_yaml
     from mockserver.fidelity.recording import read
+    from mockserver.fidelity.setup import SeedIds
 
     exchanges = read(args.recording)  # a bad file raises RecordingError: exit 2
     name = args.name or _scenario_name(args.scenario_out)
-    text = scenario_yaml(exchanges, name=name, key=args.key, source=str(args.recording))
+    text = scenario_yaml(
+        exchanges, name=name, key=args.key, source=args.recording.name, seed=SeedIds(args.seed)
+    )
     try:
         args.scenario_out.write_text(text, "utf-8")
     except OSError as error:
         print(f"mockserver: cannot write {args.scenario_out}: {error.strerror}", file=sys.stderr)
         return 2
+    try:
+        Validator(args.seed).check(args.scenario_out)
+    except LoadError as error:
+        print(f"mockserver: the scenario written does not load:\n{error}", file=sys.stderr)
+        return 1
     print(f"{args.scenario_out}: {len(exchanges)} exchanges imported")
     return 0
 

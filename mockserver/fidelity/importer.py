@@ -1,13 +1,15 @@
 """`mockserver import`: a recording turned into a scenario of our format.
 
-Each recorded API request (`/v1`, `/us/v1`, `/eu/v1`; other paths are left out) becomes a
-step that sends it again and expects the recorded status and the stable fields of the
-recorded body (`stable.py`). A value the upstream assigned (an id, a cursor, a pre-signed
-URL) that a later request uses is captured by the step whose answer first held it, and the
-later request names it as `${variable}`; so the replay follows the mock's own ids. The setup
-recreates what the recording read but did not create (`setup.py`). Keys: a recorded
-credential is the seed's key with the same redacted form (`sk_test_…full`), else the
-scenario's key; secrets the recording redacted cannot be sent again.
+Each recorded API request (`/v1`, `/us/v1`, `/eu/v1`) becomes a step that sends it again and
+expects the recorded status and the stable fields of the recorded body (`stable.py`). A value
+the upstream assigned (an id, a cursor, a pre-signed URL) that a later request uses is
+captured by the step whose answer first held it, and the later request names it as
+`${variable}`; so the replay follows the mock's own ids. The setup (and, with locked
+documents, a timeline) recreates what the recording read but did not create (`setup.py`).
+Keys: a recorded credential is the seed's key with the same redacted form (`sk_test_…full`),
+else the scenario's key; secrets the recording redacted cannot be sent again. Of the other
+paths, only the clock moves of a mock upstream (`POST /_mock/clock/advance` and `/set`) are
+kept, as clock steps; the rest is left out.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from mockserver.fidelity import redaction
-from mockserver.fidelity.setup import SeedIds, Seen, setup_actions
+from mockserver.fidelity.setup import SeedIds, Seen, plan
 from mockserver.fidelity.stable import ID, Names
 
 _API: Final = re.compile(r"(/(us|eu))?/v1(/|\Z)")
@@ -27,9 +29,12 @@ _REPLAYED_HEADERS: Final = ("idempotency-key", "x-mock-explain")
 _DOWNLOAD: Final = re.compile(r"/v1/audit_logs/export/[^/]+/download\Z")
 
 
-def scenario_yaml(exchanges: list[dict[str, Any]], *, name: str, key: str, source: str) -> str:
-    """The scenario file text of a recording (as `mockserver import` writes it)."""
-    scenario = build_scenario(exchanges, name=name, key=key, seed=SeedIds())
+def scenario_yaml(
+    exchanges: list[dict[str, Any]], *, name: str, key: str, source: str, seed: SeedIds
+) -> str:
+    """The scenario file text of a recording (as `mockserver import` writes it), for a
+    replay that starts from `seed`."""
+    scenario = build_scenario(exchanges, name=name, key=key, seed=seed)
     header = (
         f"# Imported by `mockserver import` from {source}.\n"
         "# Replay it on the mock with `mockserver replay FILE`.\n"
@@ -50,15 +55,23 @@ def build_scenario(
     seen = Seen()
     for exchange in api:
         _observe(exchange, seen, created)
-    actions, advance = setup_actions(seen, created, existing)
+    recreated = plan(seen, created, existing)
     setup_ids = {
-        action[kind]["id"] for action in actions for kind in action if "id" in action[kind]
+        action[kind]["id"]
+        for action in recreated.setup + recreated.later
+        for kind in action
+        if "id" in action[kind]
     }
     names = Names(existing | setup_ids)
     offers: dict[str, tuple[dict[str, Any], str]] = {}  # value -> (step, where in the answer)
-    steps: list[dict[str, Any]] = [{"advance": advance}] if advance else []
+    steps: list[dict[str, Any]] = [{"advance": recreated.advance}] if recreated.advance else []
     counters: dict[str, int] = {}
-    for exchange in api:
+    for exchange in exchanges:
+        clock = _clock_step(exchange)
+        if clock is not None:
+            steps.append(clock)
+        if not _API.match(exchange["request"]["path"]):
+            continue
         step = _step(exchange, keys, key, names, offers, counters)
         steps.append(step)
         _offer(exchange, step, offers, names)
@@ -67,10 +80,25 @@ def build_scenario(
         "description": f"Imported from a recording of {len(api)} requests.",
         "key": key,
     }
-    if actions:
-        scenario["setup"] = actions
+    if recreated.setup:
+        scenario["setup"] = recreated.setup
+    if recreated.later:
+        scenario["timeline"] = [{"after": recreated.advance, "do": recreated.later}]
     scenario["steps"] = steps
     return scenario
+
+
+def _clock_step(exchange: dict[str, Any]) -> dict[str, Any] | None:
+    """A recorded move of a mock upstream's clock, as the step that moves the replay's."""
+    request, response = exchange["request"], exchange["response"]
+    body = request.get("body")
+    if request["method"] != "POST" or response["status"] != 200 or not isinstance(body, dict):
+        return None
+    if request["path"] == "/_mock/clock/advance" and isinstance(body.get("seconds"), int):
+        return {"advance": body["seconds"]}
+    if request["path"] == "/_mock/clock/set" and isinstance(body.get("at"), str):
+        return {"set_clock": body["at"]}
+    return None
 
 
 def _keys(seed: SeedIds) -> dict[str, str]:

@@ -5,20 +5,22 @@ recorded answer describes, that no recorded request created and that the mock's 
 not already hold, is recreated with its recorded id, in the state it was first seen in: a
 vault with its name, region and members; a document with its title, metadata and legal hold,
 brought to its status through a workflow (`in_review`: a workflow started; `signed`: every
-step approved, one per signer; `locked`: signed, and the clock moved past the lock); a
-workflow with its steps and the decisions taken so far.
+step approved, one per signer; `locked`: signed, and the clock moved past the lock by a first
+step, with the documents seen `signed` signed on the timeline after that, so that they stay
+signed); a workflow with its steps and the decisions taken so far.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 from mockserver.core.config import Settings
 from mockserver.engine.sandbox import Sandbox
 
-LOCK_AFTER: Final = 300  # seconds: the default lock delay, moved through for `locked`
+LOCK_AFTER: Final = 301  # seconds: just past the default lock delay, for `locked`
 PLACEHOLDER_ASSIGNEE: Final = "reviewer@example.com"
 _KINDS: Final = {"vault_": "vault", "doc_": "document", "wf_": "workflow"}
 _SETUP_ID: Final = re.compile(r"(vault|doc|wf)_[A-Za-z0-9_]+\Z")
@@ -61,10 +63,11 @@ class Seen:
 
 
 class SeedIds:
-    """The vaults, documents and workflows of the mock's seed, per key."""
+    """The keys, vaults, documents and workflows of the seed a replay starts from."""
 
-    def __init__(self) -> None:
-        self._sandbox = Sandbox.build(Settings(clock_mode="frozen"))
+    def __init__(self, seed_path: Path | None = None) -> None:
+        """`seed_path` None: the packaged default seed. SeedError for a bad seed."""
+        self._sandbox = Sandbox.build(Settings(seed_path=seed_path, clock_mode="frozen"))
 
     def keys(self) -> list[str]:
         return list(self._sandbox.store.seed.keys)
@@ -83,47 +86,69 @@ class SeedIds:
         }
 
 
-def setup_actions(seen: Seen, created: set[str], existing: set[str]) -> tuple[list[Any], int]:
-    """The setup actions recreating what `seen` holds but neither `created` nor `existing`
-    does; and the seconds of mock time the replay must move first (for locked documents)."""
+@dataclass(slots=True)
+class Plan:
+    """How a replay recreates what was seen: setup actions at load; with locked documents,
+    a first step that moves the clock past their lock (`advance`), and the signing of the
+    documents seen `signed` put off until then (`later`), so that they are not locked too."""
+
+    setup: list[dict[str, Any]] = field(default_factory=list)
+    later: list[dict[str, Any]] = field(default_factory=list)
+    advance: int = 0
+
+
+def plan(seen: Seen, created: set[str], existing: set[str]) -> Plan:
+    """The plan recreating what `seen` holds but neither `created` nor `existing` does."""
     skip = created | existing
-    actions: list[dict[str, Any]] = []
+    made = Plan()
     vaults_needed = {ident for ident in seen.vaults if ident not in skip}
-    for doc in seen.documents.values():
-        vault_id = doc.get("vault_id")
-        if isinstance(vault_id, str) and vault_id not in skip:
-            vaults_needed.add(vault_id)
-            seen.resource(vault_id, {"region": doc.get("region")}, doc.get("region") or "us")
+    documents = {
+        ident: doc
+        for ident, doc in seen.documents.items()
+        if ident not in skip and isinstance(doc.get("vault_id"), str)
+    }
+    for doc in documents.values():
+        if doc["vault_id"] not in skip:
+            vaults_needed.add(doc["vault_id"])
+            seen.resource(doc["vault_id"], {"region": doc.get("region")}, doc.get("region") or "us")
     for ident in sorted(vaults_needed):
-        actions.append({"add_vault": _vault(ident, seen.vaults.get(ident, {}), seen)})
+        made.setup.append({"add_vault": _vault(ident, seen.vaults.get(ident, {}), seen)})
     workflows_of = {
         wf.get("document_id"): ident for ident, wf in seen.workflows.items() if ident not in skip
     }
-    advance = 0
-    for ident, doc in seen.documents.items():
-        if ident in skip or not isinstance(doc.get("vault_id"), str):
-            continue
-        actions.append({"add_document": _document(ident, doc)})
+    if any(doc.get("status") == "locked" for doc in documents.values()):
+        made.advance = LOCK_AFTER
+    for ident, doc in documents.items():
+        made.setup.append({"add_document": _document(ident, doc)})
         status = doc.get("status", "draft")
         workflow = workflows_of.pop(ident, None)
         if workflow is not None:
-            actions.extend(_workflow(workflow, seen.workflows[workflow]))
-        elif status in ("in_review", "signed", "locked"):
-            signers = [s for s in _list(doc, "signers") if isinstance(s, str)]
-            steps = [{"assignee": s} for s in signers] or [{"assignee": PLACEHOLDER_ASSIGNEE}]
-            actions.append({"add_workflow": {"document_id": ident, "steps": steps}})
-            if status != "in_review":
-                wf_ref = f"wf_{ident.removeprefix('doc_')}_setup"
-                actions[-1]["add_workflow"]["id"] = wf_ref
-                actions.extend(
-                    {"advance_workflow": {"workflow": wf_ref, "decision": "approve"}} for _ in steps
-                )
-        if status == "locked":
-            advance = LOCK_AFTER
+            actions = _workflow(workflow, seen.workflows[workflow])
+        else:
+            actions = _status(ident, doc, status)
+        signed_later = made.advance and status == "signed"
+        (made.later if signed_later else made.setup).extend(actions)
     for document_id, ident in workflows_of.items():
         if isinstance(document_id, str) and document_id in skip:
-            actions.extend(_workflow(ident, seen.workflows[ident]))
-    return actions, advance
+            made.setup.extend(_workflow(ident, seen.workflows[ident]))
+    return made
+
+
+def _status(ident: str, doc: dict[str, Any], status: str) -> list[dict[str, Any]]:
+    """The actions that bring a new draft to `status`: a workflow of one step per signer (or
+    one placeholder step), approved through for `signed` and `locked`."""
+    if status not in ("in_review", "signed", "locked"):
+        return []
+    signers = [s for s in _list(doc, "signers") if isinstance(s, str)]
+    steps = [{"assignee": s} for s in signers] or [{"assignee": PLACEHOLDER_ASSIGNEE}]
+    workflow: dict[str, Any] = {"document_id": ident, "steps": steps}
+    if status == "in_review":
+        return [{"add_workflow": workflow}]
+    workflow = {"id": f"wf_{ident.removeprefix('doc_')}_setup", **workflow}
+    approvals = [
+        {"advance_workflow": {"workflow": workflow["id"], "decision": "approve"}} for _ in steps
+    ]
+    return [{"add_workflow": workflow}, *approvals]
 
 
 def _vault(ident: str, fields: dict[str, Any], seen: Seen) -> dict[str, Any]:
