@@ -69,7 +69,7 @@ class Comparer:
         for path in sorted(left_shape.keys() | right_shape.keys(), key=_path_order):
             left = _describe(left_shape.get(path))
             right = _describe(right_shape.get(path))
-            if left != right and not _within_absent(path, left_shape, right_shape):
+            if left != right and _reported(path, left_shape, right_shape):
                 differences.append(Difference(path, left, right))
         return differences
 
@@ -131,15 +131,18 @@ def _describe(forms: set[str] | None) -> str:
     return " or ".join(sorted(forms))
 
 
-def _within_absent(path: str, left: dict[str, set[str]], right: dict[str, set[str]]) -> bool:
-    """Whether a parent of `path` is already missing on one side (reported once, there)."""
-    parent = path
-    while True:
-        parent = re.sub(r"(\.[^.\[\]]+|\[\])\Z", "", parent)
-        if parent in ("$", ""):
-            return False
-        if (parent in left) != (parent in right):
-            return True
+def _reported(path: str, left: dict[str, set[str]], right: dict[str, set[str]]) -> bool:
+    """Whether a path whose forms differ is a difference of its own. A path one side lacks is
+    one only where that side has an object for it to be in: a lacking parent, or a parent of
+    another type, is reported at the parent; and an empty list says nothing of its items."""
+    if path in left and path in right:
+        return True
+    lacking = right if path in left else left
+    found = re.fullmatch(r"(.+?)(\.[^.\[\]]+|\[\])", path)
+    if found is None:
+        return True
+    parent, step = found.groups()
+    return step != "[]" and "object" in lacking.get(parent, set())
 
 
 def _path_order(path: str) -> tuple[int, str]:
