@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from typing import Any, Final
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import unquote_plus
 
 REDACTED: Final = "[redacted]"
 ELLIPSIS: Final = "\u2026"
@@ -28,7 +28,9 @@ SECRET_HEADERS: Final = frozenset({"x-mock-admin-token", "cookie", "set-cookie"}
 URL_HEADERS: Final = frozenset({"location", "content-location"})
 
 _KIND: Final = re.compile(r"(sk_(?:test|live)_|whsec_|[a-z]{2,6}_)")
-_URL: Final = re.compile(r"https?://[^\s\"']+|/[^\s\"']*\?[^\s\"']+")
+# A URL, or a path with a query, inside a text (a note, a message).
+_URL: Final = re.compile(r"https?://[^\s\"'<>]+|/[\w\-./~%]*\?[^\s\"'<>]+")
+_PARAM: Final = re.compile(r"(?:^|(?<=&))([^=&#]+)=([^&#]*)")
 
 
 def credential(value: str) -> str:
@@ -70,15 +72,16 @@ def query(pairs: dict[str, Any]) -> dict[str, Any]:
 
 
 def url(value: str) -> str:
-    """A URL with the values of its secret query parameters redacted."""
-    parts = urlsplit(value)
-    if not parts.query:
-        return value
-    fields = [
-        (name, REDACTED if name in SECRET_FIELDS else item)
-        for name, item in parse_qsl(parts.query, keep_blank_values=True)
-    ]
-    return urlunsplit(parts._replace(query=urlencode(fields, safe="[]/:")))
+    """A URL (or a path with a query) with the values of its secret query parameters
+    redacted; everything else, encoding included, as it was."""
+
+    def hide(found: re.Match[str]) -> str:
+        if unquote_plus(found.group(1)) in SECRET_FIELDS:
+            return f"{found.group(1)}={REDACTED}"
+        return found.group(0)
+
+    base, mark, rest = value.partition("?")
+    return base + mark + _PARAM.sub(hide, rest) if mark else value
 
 
 def json_value(value: Any, parent: str = "") -> Any:
