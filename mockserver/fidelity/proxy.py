@@ -113,14 +113,14 @@ class RecordingProxy:
                     yield chunk
 
         request = self._request(scope, raw_headers, body())
-        made_here = False  # the 502 of an unreachable upstream: its body is sent last
         try:
-            status, answered = await self._forward(request, send)
+            status, answered, last = await self._forward(request, send)
         except httpx.TransportError as error:  # nothing was sent to the client yet
             if _has_body(raw_headers) and not read_all:
                 async for _ in body():  # not sent upstream: read now, for the file
                     pass
-            status, answered, made_here = *self._unreachable(error), True
+            status, answered = self._unreachable(error)
+            last = answered.body
             await send({"type": "http.response.start", "status": 502, "headers": answered.headers})
         sent_body.body = bytes(kept)
         exchange = recording.entry(
@@ -136,7 +136,6 @@ class RecordingProxy:
         self.out.write(recording.line(exchange))
         self.out.flush()
         # The answer ends only once it is in the file: a client that has it can read it there.
-        last = answered.body if made_here else b""
         await send({"type": "http.response.body", "body": last, "more_body": False})
 
     def _request(
@@ -167,10 +166,11 @@ class RecordingProxy:
                 del request.headers[name]
         return request
 
-    async def _forward(self, request: httpx.Request, send: Send) -> tuple[int, Half]:
-        """Send `request` upstream and stream its answer to the client; the status and the
-        answer as seen. httpx.TransportError, before anything is sent, when the upstream
-        cannot be reached."""
+    async def _forward(self, request: httpx.Request, send: Send) -> tuple[int, Half, bytes]:
+        """Send `request` upstream and stream its answer to the client but its last chunk;
+        the status, the answer as seen and that last chunk, for the caller to send once the
+        exchange is recorded. httpx.TransportError, before anything is sent, when the
+        upstream cannot be reached."""
         response = await self._http().send(request, stream=True)  # TransportError: unreachable
         answer = Half(
             [(n, v) for n, v in response.headers.raw if n.lower() not in HOP_BY_HOP], b"", 0
@@ -183,18 +183,21 @@ class RecordingProxy:
                 "headers": answer.headers,
             }
         )
+        held = b""  # each chunk goes on when the next one comes: the last waits for the file
         try:
             async for chunk in response.aiter_raw():
                 answer.body_size += len(chunk)
                 if len(kept) < BODY_KEPT:
                     kept.extend(chunk[: BODY_KEPT - len(kept)])
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                if held:
+                    await send({"type": "http.response.body", "body": held, "more_body": True})
+                held = chunk
         except httpx.TransportError:
             pass  # the upstream broke off: the client gets what came, and so does the file
         finally:
             await response.aclose()
-        answer.body = bytes(kept)  # the caller ends the answer, once it is recorded
-        return response.status_code, answer
+        answer.body = bytes(kept)
+        return response.status_code, answer, held
 
     def _unreachable(self, error: Exception) -> tuple[int, Half]:
         """The 502 `api_error` answer (head and body) for an upstream that did not answer."""
