@@ -28,8 +28,8 @@ def add_commands(commands: Any) -> None:
         "--upstream",
         required=True,
         metavar="BASE_URL",
-        help="where to forward, e.g. https://api.example.com; paths and queries are kept "
-        "(required, no default)",
+        help="the root of the server to forward to, without /v1, e.g. https://api.example.com; "
+        "paths and queries are kept (required, no default)",
     )
     record.add_argument(
         "--out",
@@ -91,7 +91,8 @@ def add_commands(commands: Any) -> None:
         "--upstream",
         required=True,
         metavar="BASE_URL",
-        help="the server to compare with (required, no default)",
+        help="the root of the server to compare with, without /v1, e.g. "
+        "https://api.example.com (required, no default)",
     )
     conform.add_argument(
         "--key",

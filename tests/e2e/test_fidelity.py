@@ -138,6 +138,23 @@ def test_conform_names_each_change_of_a_drifting_upstream(
     assert 'failures="3"' in junit.read_text()
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["conform", "--upstream", "ftp://example.com", "--key", FULL], "must be an http://"),
+        (["record", "--upstream", "example.com", "--out", "x.jsonl"], "must be an http://"),
+        (["record", "--upstream", "http://x", "--out", "/nonexistent/dir/x.jsonl"], "cannot open"),
+        (["import", "/nonexistent.jsonl", "--scenario-out", "x.yaml"], "cannot read"),
+        (["conform", "--upstream", "http://x", "--key", FULL, "--steps", "/no.yaml"], "no.yaml"),
+    ],
+)
+def test_bad_arguments_exit_2_with_a_message(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
 def test_conform_exits_2_when_the_upstream_does_not_answer(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
