@@ -111,7 +111,8 @@ def _region(path: str) -> str:
 
 
 def _observe(exchange: dict[str, Any], seen: Seen, created: set[str]) -> None:
-    """Note what an exchange creates, names and describes."""
+    """Note what an exchange creates, and the resources it names and describes: only those
+    of an answer that shows they exist (2xx, or a 409 about their state)."""
     request, response = exchange["request"], exchange["response"]
     region = _region(request["path"])
     body = response.get("body")
@@ -123,6 +124,8 @@ def _observe(exchange: dict[str, Any], seen: Seen, created: set[str]) -> None:
         and not request["path"].endswith("/advance")
     ):
         created.add(body["id"])
+    if response["status"] >= 400 and response["status"] != 409:
+        return  # what it names may not exist (404) or was not reached (401, 403, 422)
     for segment in request["path"].split("/"):
         if segment not in created:
             seen.resource(segment, None, region)

@@ -158,7 +158,11 @@ def _vault(ident: str, fields: dict[str, Any], seen: Seen) -> dict[str, Any]:
         "name": fields.get("name") or f"Recorded vault {ident}",
         "region": region,
     }
-    members = [m.get("email") if isinstance(m, dict) else m for m in _list(fields, "members")]
+    members = [
+        m.get("email") if isinstance(m, dict) else m
+        for m in _list(fields, "members")
+        if not (isinstance(m, dict) and m.get("role") == "owner")  # the creating key's owner
+    ]
     emails = [m for m in members if isinstance(m, str) and "@" in m]
     if emails:
         vault["members"] = emails

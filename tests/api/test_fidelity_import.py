@@ -62,6 +62,8 @@ def test_cursors_keys_and_clock_moves_replay(
         assert (
             await proxy.get(done["download_url"], headers={"Authorization": ""})
         ).status_code == 200
+        missing = await proxy.get("/v1/vaults/vault_never_was")  # not recreated: it is not there
+        assert missing.status_code == 404
 
     scenario = build_scenario(_record(flow), name="flow", key="sk_test_mock_full", seed=seed)
     steps = scenario["steps"]
@@ -74,7 +76,8 @@ def test_cursors_keys_and_clock_moves_replay(
     assert steps[6]["request"]["path"] == "${download_1}"
     assert "query" not in steps[6]["request"]
     lines = _replayed(scenario, tmp_path, capsys)
-    assert lines[-1] == "7 passed, 0 failed"
+    assert steps[7]["expect"] == {"status": 404, "body": {"error": {"type": "not_found"}}}
+    assert lines[-1] == "8 passed, 0 failed"
 
 
 def test_documents_in_every_state_are_set_up_from_what_was_read(
