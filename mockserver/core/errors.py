@@ -14,6 +14,7 @@
      +-- LoadError                    a seed or scenario file is bad: `file:line: message`, exit 2
           +-- SeedError
           +-- ScenarioError
+          +-- RecordingError        a recording `mockserver import` cannot read (fidelity/)
 
 Only `mockserver.engine.envelope` turns an ApiError into a response body. An error may carry
 `explain`: the check that refused the request and its fields (`Reason`), for the journal's

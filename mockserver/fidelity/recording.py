@@ -28,9 +28,6 @@ BODY_KEPT: Final = 1024 * 1024  # bytes of a body the file keeps; a longer one i
 class RecordingError(LoadError):
     """A recording that cannot be read: `file:line: message`, exit status 2."""
 
-    def __init__(self, file: str, line: int, message: str) -> None:
-        super().__init__(file, line, message)
-
 
 @dataclass(slots=True)
 class Half:
