@@ -29,14 +29,14 @@ def add_commands(commands: Any) -> None:
         required=True,
         metavar="BASE_URL",
         help="the root of the server to forward to, without /v1, e.g. https://api.example.com; "
-        "paths and queries are kept (required, no default)",
+        "paths and queries are kept (no default)",
     )
     record.add_argument(
         "--out",
         required=True,
         type=Path,
         metavar="FILE.jsonl",
-        help="the recording, appended to; created if missing (required, no default)",
+        help="the recording, appended to; created if missing (no default)",
     )
     record.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
@@ -59,7 +59,7 @@ def add_commands(commands: Any) -> None:
         required=True,
         type=Path,
         metavar="FILE.yaml",
-        help="where to write the scenario (required, no default)",
+        help="where to write the scenario (no default)",
     )
     imported.add_argument(
         "--name", help="the scenario's name (default: from the file name of --scenario-out)"
@@ -92,12 +92,12 @@ def add_commands(commands: Any) -> None:
         required=True,
         metavar="BASE_URL",
         help="the root of the server to compare with, without /v1, e.g. "
-        "https://api.example.com (required, no default)",
+        "https://api.example.com (no default)",
     )
     conform.add_argument(
         "--key",
         required=True,
-        help="the upstream's API key for steps that name no key (required, no default)",
+        help="the upstream's API key for steps that name no key (no default)",
     )
     conform.add_argument(
         "--steps",
