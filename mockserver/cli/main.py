@@ -1,5 +1,6 @@
-"""The `mockserver` command: run, validate, replay, schema, seed generate, openapi, and the
-webhook tools (trigger, listen, events resend).
+"""The `mockserver` command: run, validate, replay, schema, seed generate, openapi, the
+webhook tools (trigger, listen, events resend: `cli/webhook_tools.py`) and the fidelity commands
+(record, import, conform: `cli/fidelity.py`).
 
 Load-time errors (a bad seed or scenario) are reported as `file:line: message` and mapped to
 their exit status here, in one place.
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mockserver.cli import fidelity as fidelity_cli
 from mockserver.cli import webhook_tools
 from mockserver.cli.bind import open_control_plane_refusal
 from mockserver.core.compiled import request_path_compiled
@@ -249,6 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="the seed whose field limits to describe (default: the packaged seeds/default.yaml)",
     )
+    fidelity_cli.add_commands(commands)  # record, import, conform
     return parser
 
 
@@ -423,6 +426,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _openapi(args.seed)
         if args.command in webhook_tools.COMMANDS:
             return webhook_tools.run(args)
+        if args.command in fidelity_cli.COMMANDS:
+            return fidelity_cli.run(args)
         return _generate(args)
     except LoadError as error:
         print(error, file=sys.stderr)

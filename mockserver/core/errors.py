@@ -15,6 +15,7 @@
           +-- SeedError
           +-- ScenarioError
           +-- StateDirError           a --state-dir that cannot be used: `dir: message`, exit 2
+          +-- RecordingError          a recording `mockserver import` cannot read (fidelity/)
 
 Only `mockserver.engine.envelope` turns an ApiError into a response body. An error may carry
 `explain`: the check that refused the request and its fields (`Reason`), for the journal's

@@ -50,6 +50,7 @@ _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _SEED_KEYS = re.compile(r"(?m)^(accounts|reference_time|limits)\s*:")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 STEP_KINDS = ("request", "advance", "set_clock", "wait_for_deliveries")
+_BODIES = ("body", "form", "content")  # the ways a step's request carries a body
 SETUP_ONLY = frozenset({"enable", "disable"})  # ... are timeline-only: nothing to toggle yet
 _TYPE_WORDS = {
     "object": "a mapping",
@@ -407,9 +408,16 @@ class _Builder:
                 + (f" (found {', '.join(kinds)})" if kinds else ""),
             )
         kind = kinds[0]
-        for extra in ("expect", "capture"):
+        for extra in ("expect", "capture", "repeat"):
             if extra in item and kind != "request":
                 raise self.fail((*path, extra), f"{extra} goes with a request step")
+        if kind == "request":
+            bodies = [name for name in _BODIES if name in item["request"]]
+            if len(bodies) > 1:
+                raise self.fail(
+                    (*path, "request", bodies[1]),
+                    f"a request has at most one of {', '.join(_BODIES)}",
+                )
         if kind == "set_clock":
             self._time(item["set_clock"], (*path, "set_clock"))
         for used, where in _variables(item, path):

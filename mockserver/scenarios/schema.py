@@ -242,6 +242,14 @@ _REQUEST = _obj(
         "headers": _STRINGS,
         "query": _STRINGS,
         "body": {"description": "JSON body"},
+        "form": {
+            **_STRINGS,
+            "description": "form fields, sent as application/x-www-form-urlencoded",
+        },
+        "content": {
+            "type": "string",
+            "description": "a raw body, sent as it is (say its Content-Type in headers)",
+        },
     },
 )
 
@@ -270,6 +278,15 @@ _STEP = _obj(
                 "x-error": "must be 'status', 'body', 'body.<field>...' or 'headers.<name>'",
             },
         },
+        "repeat": _obj(
+            ["until_status", "at_most"],
+            {
+                "until_status": _STATUS,
+                "at_most": {"type": "integer", "minimum": 1, "maximum": 10000},
+            },
+            description="send the request again until it answers until_status, at most "
+            "at_most times; expect and capture apply to the last answer",
+        ),
         "advance": {"type": "integer", "minimum": 0, "maximum": 315360000},
         "set_clock": _TIMESTAMP,
         "wait_for_deliveries": _obj(

@@ -48,3 +48,17 @@ def serve(app: ASGIApp, options: dict[str, Any], **settings: Any) -> None:
 def _fixed() -> dict[str, Any]:
     """What every server of the mock sets: no access log, the app's own `Date`, the limits."""
     return {"access_log": False, "date_header": False, **uvicorn_limits()}
+
+
+def serve_as_is(app: ASGIApp, *, host: str, port: int, log_level: str) -> None:
+    """Serve an app whose answers are someone else's (the recording proxy): uvicorn adds no
+    header of its own (no `server`, no `date`), so a client gets exactly what the app sends."""
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        access_log=False,
+        server_header=False,
+        date_header=False,
+    )

@@ -23,7 +23,7 @@ _WHOLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}\Z")
 DELIVERY_STEP = 60  # seconds of mock time between looks at the deliveries journal
 
 
-class _Undefined(Exception):
+class UndefinedVariable(Exception):
     def __init__(self, name: str) -> None:
         super().__init__(f"variable '${{{name}}}' was not captured (an earlier step failed)")
 
@@ -31,19 +31,17 @@ class _Undefined(Exception):
 class Runner:
     """Runs the steps of one scenario against `client` (rooted at the server, not `/v1`)."""
 
-    def __init__(self, client: httpx.Client, scenario: Scenario) -> None:
+    def __init__(self, client: httpx.Client, scenario: Scenario, key: str | None = None) -> None:
         self.client = client
         self.scenario = scenario
+        self.key = scenario.key if key is None else key  # for steps that name no key
         self.variables: dict[str, Any] = {}
 
     def run(self, out: Callable[[str], None]) -> bool:
         """Print a line per step and the totals; True when every step passed."""
         passed = failed = 0
         for number, step in enumerate(self.scenario.steps, 1):
-            try:
-                label, problem = getattr(self, f"_{step.kind}")(step)
-            except _Undefined as error:
-                label, problem = step.kind, str(error)
+            label, problem = self.step(step)
             if step.name:
                 label = f"{step.name}: {label}"
             if problem is None:
@@ -54,6 +52,14 @@ class Runner:
                 out(f"FAIL {number:>3}  {label}: {problem}")
         out(f"{passed} passed, {failed} failed")
         return failed == 0
+
+    def step(self, step: Step) -> tuple[str, str | None]:
+        """Run one step: what it did (its label), and what went wrong, or None."""
+        try:
+            done: tuple[str, str | None] = getattr(self, f"_{step.kind}")(step)
+        except UndefinedVariable as error:
+            return step.kind, str(error)
+        return done
 
     # -- variables -------------------------------------------------------------------------
 
@@ -73,16 +79,30 @@ class Runner:
 
     def _get(self, name: str) -> Any:
         if name not in self.variables:
-            raise _Undefined(name)
+            raise UndefinedVariable(name)
         return self.variables[name]
 
     # -- steps -----------------------------------------------------------------------------
 
     def _request(self, step: Step) -> tuple[str, str | None]:
+        response, sent = self.send(step)
+        request = response.request
+        label = f"{request.method} {self._fill(step.data['request']['path'])}"
+        label += f" -> {response.status_code}"
+        if "repeat" in step.data:
+            label += f" after {sent} requests"
+        problem = self._check(step.data.get("expect", {}), response)
+        if problem is None:
+            problem = self.capture(step, response)
+        return label, problem
+
+    def send(self, step: Step) -> tuple[httpx.Response, int]:
+        """Send a request step (again and again for `repeat`); the last answer and how many
+        requests were sent. UndefinedVariable for a variable no earlier step captured."""
         spec = step.data["request"]
         method, path = spec["method"], str(self._fill(spec["path"]))
         headers = {k: str(v) for k, v in self._fill(spec.get("headers", {})).items()}
-        key = self._fill(spec.get("key", self.scenario.key))
+        key = self._fill(spec.get("key", self.key))
         if key is not None:
             headers.setdefault("Authorization", f"Bearer {key}")
         options: dict[str, Any] = {"headers": headers}
@@ -90,12 +110,21 @@ class Runner:
             options["params"] = self._fill(spec["query"])
         if "body" in spec:
             options["json"] = self._fill(spec["body"])
-        response = self.client.request(method, path, **options)
-        label = f"{method} {path} -> {response.status_code}"
-        problem = self._check(step.data.get("expect", {}), response)
-        if problem is None:
-            problem = self._capture(step.data.get("capture", {}), response)
-        return label, problem
+        elif "form" in spec:
+            options["data"] = self._fill(spec["form"])
+        elif "content" in spec:
+            options["content"] = str(self._fill(spec["content"])).encode()
+        repeat = step.data.get("repeat", {"until_status": None, "at_most": 1})
+        sent = 0
+        while True:
+            response = self.client.request(method, path, **options)
+            sent += 1
+            if response.status_code == repeat["until_status"] or sent >= repeat["at_most"]:
+                return response, sent
+
+    def capture(self, step: Step, response: httpx.Response) -> str | None:
+        """Keep the values the step captures from `response`; a problem if one is missing."""
+        return self._capture(step.data.get("capture", {}), response)
 
     def _check(self, expect: dict[str, Any], response: httpx.Response) -> str | None:
         expect = self._fill(expect)

@@ -1,0 +1,1 @@
+"""Fidelity against the real service: record (proxy), import (recording to scenario), conform."""
