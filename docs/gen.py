@@ -61,7 +61,7 @@ def _subcommands(
 
 
 # argparse's "(default: %(default)s[, more])" in a help text (the table says the default apart)
-_DEFAULT = re.compile(r" ?\(default: %\(default\)[sdg](?:, ([^)]*))?\)")
+_DEFAULT = re.compile(r" ?\(default: %\(default\)s(?:, ([^)]*))?\)")
 # Said for the arguments the parser gives no help text; the parser's own text wins.
 _NOTES = {
     "files": "seed and scenario files; each problem is printed as `file:line: message`",

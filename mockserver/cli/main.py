@@ -134,10 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--state-log-max",
         type=_megabytes,
-        default=STATE_LOG_MAX / 2**20,
+        default=STATE_LOG_MAX // 2**20,
         metavar="MB",
         help="with --state-dir: once the log in DIR is larger, the state is written as a "
-        "checkpoint and a new log started (default: %(default)g)",
+        "checkpoint and a new log started (default: %(default)s)",
     )
     run.add_argument(
         "--strict-webhook-urls",
