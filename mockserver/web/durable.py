@@ -11,11 +11,14 @@ The rule, for every input:
 1. a request's body is read whole; then, holding the section lock (inputs change state one at
    a time, so the log's order is the order they changed it), the real clock's wall reading is
    pinned (`Clock.pin`: the mock clock reads the same time all through the input, as replay
-   will) and the record is appended (one `write`);
+   will) and the record is queued for the log;
 2. the app runs the input (due timers first and last, at this point of the log), its response
    is held back, and the lock is released;
-3. the response is sent once the log is on disk up to and including the record: fsyncs run one
-   at a time in a thread, each covering every record appended before it starts (group commit).
+3. the response is sent once the log is on disk up to and including the record: flushes (one
+   `write` of the queued records, one `fdatasync`) run one at a time in a thread, each covering
+   every record queued before it starts (group commit). A flush that fails fails the log for
+   good (`LogFailed`): that request, and every one after it, is answered with a 500 that says
+   so, since what they ran on is not all in the log.
 
 So every answered request is on disk, and so is everything before it in the log. A webhook
 attempt is sent only once the record that caused it is on disk (a receiver never hears of a
@@ -42,9 +45,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.core.errors import SnapshotError, StateDirError
 from mockserver.core.scheduler import TICK
+from mockserver.core.wal import LogFailed
 from mockserver.core.wal_records import Outcome, Record, Request, Tick, encode
 from mockserver.engine.calls import MAX_BODY
 from mockserver.engine.durable_state import Opened, checkpoint_functions, start_generation
+from mockserver.engine.envelope import envelope_bytes
 from mockserver.webhooks.deliveries import Attempt
 
 if TYPE_CHECKING:
@@ -105,9 +110,16 @@ class Durability:
             self.holder, self.settling = self.seq, settling
             await self.run_request(scope, body, _collector(held))
             end = self.opened.writer.written  # the request and the outcomes it awaited
+        except LogFailed as error:
+            await _log_failed(send, error, held)
+            return
         finally:
             self._release()
-        await self.opened.writer.sync(end)
+        try:
+            await self.opened.writer.sync(end)
+        except LogFailed as error:
+            await _log_failed(send, error, held)
+            return
         for message in held:
             await send(message)
         if self.opened.writer.size > self.log_max and self.checkpointer is not None:
@@ -256,7 +268,26 @@ class Durability:
                 ticker.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await ticker
-            self.opened.writer.sync_now()
+            writer = self.opened.writer
+            with contextlib.suppress(LogFailed):  # what it kept out of the log stays out
+                await writer.sync(writer.written)
+
+
+async def _log_failed(send: Send, error: LogFailed, held: list[Message]) -> None:
+    """The answer to a request the log could not keep: a 500 that says why (the request id
+    is the one the request drew, if it ran)."""
+    log.error("%s; no request is answered until the server is restarted", error)
+    request_id = ""
+    if held and held[0]["type"] == "http.response.start":
+        request_id = dict(held[0]["headers"]).get(b"x-request-id", b"").decode()
+    message = (
+        "The sandbox's state directory cannot be written, so this request was not kept; "
+        "restart the server once it can be."
+    )
+    body = envelope_bytes("api_error", message, None, request_id)
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 500, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _outcome(within: int, wall: float, delivery_id: str, number: int, attempt: Attempt) -> Outcome:

@@ -3,7 +3,9 @@ one process per DIR, a torn last record is cut and damage in the middle refuses.
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 from pathlib import Path
 
 import httpx
@@ -209,3 +211,36 @@ def test_a_compacted_directory_restarts_to_the_same_state(tmp_path: Path) -> Non
         _ok(client.post("/_mock/snapshots/before/restore"))  # a named snapshot came back too
         _ok(client.get(f"/v1/documents/{after}"), 404)
         server.stop()
+
+
+def _children(pid: int) -> list[int]:
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(child) for child in text.split()]
+
+
+def test_a_log_that_cannot_be_kept_answers_500_and_keeps_what_was_answered(
+    tmp_path: Path,
+) -> None:
+    """The process that syncs the log dies: the server answers nothing more, since it cannot
+    keep it (a 500 envelope that says why), and a restart has every write answered before."""
+    server = DurableServer(tmp_path / "state", "--clock", "frozen")
+    client = server.start()
+    kept = _doc(client, "kept")
+    assert server.process is not None
+    helpers = _children(server.process.pid)
+    assert len(helpers) == 1  # the sync helper, started by the first request
+    os.kill(helpers[0], signal.SIGKILL)
+    for _ in range(2):
+        refused = client.post("/v1/documents", json={"title": "lost", "vault_id": "vault_mock_us"})
+        assert refused.status_code == 500
+        error = refused.json()["error"]
+        assert error["type"] == "api_error"
+        assert "state directory cannot be written" in error["message"]
+    assert client.get(f"/v1/documents/{kept}").status_code == 500  # reads run nothing either
+    assert "cannot be written" in server.stderr()
+    server.kill()
+    client = server.start()  # (a refused write may or may not be in the log: none was answered)
+    _ok(client.get(f"/v1/documents/{kept}"))
+    _doc(client, "after the restart")
+    verify(all_events(client))
+    server.stop()

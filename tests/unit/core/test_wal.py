@@ -1,5 +1,7 @@
 """The command log's file format: records round-trip, a torn tail is cut, damage in the middle
-refuses, fsyncs are shared by the records appended while one runs, and one process per DIR."""
+refuses, syncs are shared by the records queued while one runs, a failed write or sync fails
+the log for good, the sync helper process answers and ends with its writer, and one process
+per DIR."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ import pytest
 
 from mockserver.core import wal
 from mockserver.core.errors import StateDirError
+from mockserver.core.fsync_process import FsyncProcess
 from mockserver.core.state_dir import StateDir
-from mockserver.core.wal import MAGIC, LogDamaged, LogWriter, read_log, truncate_torn
+from mockserver.core.wal import MAGIC, LogDamaged, LogFailed, LogWriter, read_log, truncate_torn
 from mockserver.core.wal_records import (
     Begin,
     Outcome,
@@ -145,34 +148,44 @@ def test_a_log_torn_inside_its_header_is_empty(tmp_path: Path) -> None:
     assert read_log(path).records == []
 
 
-def test_a_short_write_leaves_no_partial_record(
+def test_a_short_write_is_cut_and_fails_the_log_for_good(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A full disk takes half a record: it is cut, so the next record does not follow it."""
+    """A full disk takes half a flush: it is cut, its waiter is told, and nothing more is
+    queued (what ran after the lost records must not be answered)."""
     path = tmp_path / "log.0"
     writer = LogWriter(path)
-    writer.append(encode(Tick(1.0)))
     real = os.write
-    monkeypatch.setattr(os, "write", lambda fd, data: real(fd, data[: len(data) // 2]))
-    with pytest.raises(OSError, match="short write"):
-        writer.append(encode(Tick(2.0)))
-    monkeypatch.setattr(os, "write", real)
-    writer.append(encode(Tick(3.0)))
+
+    async def run() -> None:
+        await writer.sync(writer.append(encode(Tick(1.0))))
+        monkeypatch.setattr(os, "write", lambda fd, data: real(fd, data[: len(data) // 2]))
+        end = writer.append(encode(Tick(2.0)))
+        with pytest.raises(LogFailed, match="short write"):
+            await writer.sync(end)
+        monkeypatch.setattr(os, "write", real)
+        with pytest.raises(LogFailed):
+            writer.append(encode(Tick(3.0)))
+        with pytest.raises(LogFailed):
+            await writer.sync(end)
+
+    asyncio.run(run())
     writer.close()
-    assert read_log(path).records == [encode(Tick(1.0)), encode(Tick(3.0))]
+    assert read_log(path).records == [encode(Tick(1.0))]
+    assert read_log(path).torn == 0
 
 
-def test_appends_made_while_an_fsync_runs_share_the_next_one(
+def test_appends_made_while_a_sync_runs_share_the_next_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls: list[int] = []
-    real = os.fdatasync
+    requests: list[int] = []
+    real = FsyncProcess.request
 
-    def counting(fd: int) -> None:
-        calls.append(fd)
-        real(fd)
+    def counting(self: FsyncProcess) -> None:
+        requests.append(1)
+        real(self)
 
-    monkeypatch.setattr(os, "fdatasync", counting)
+    monkeypatch.setattr(FsyncProcess, "request", counting)
     writer = LogWriter(tmp_path / "log.0")
 
     async def one(i: int) -> None:
@@ -182,11 +195,67 @@ def test_appends_made_while_an_fsync_runs_share_the_next_one(
 
     async def many() -> None:
         await asyncio.gather(*(one(i) for i in range(200)))
+        await asyncio.sleep(0)  # a round later: one more record, one more sync
+        await one(200)
 
     asyncio.run(many())
     writer.close()
-    assert 1 <= len(calls) <= 3  # the first fsync, then one for everything appended meanwhile
-    assert len(read_log(tmp_path / "log.0").records) == 200
+    assert len(requests) == 2  # the 200 queued in one round share one; the last its own
+    assert len(read_log(tmp_path / "log.0").records) == 201
+
+
+def test_the_sync_helper_reports_a_failed_sync(tmp_path: Path) -> None:
+    """fdatasync of a pipe fails (EINVAL): the helper says so, and goes on answering."""
+    read_end, write_end = os.pipe()
+    answers: list[str | None] = []
+
+    async def run() -> None:
+        done = asyncio.Event()
+
+        def answered(error: str | None) -> None:
+            answers.append(error)
+            if len(answers) == 2:
+                done.set()
+
+        helper = FsyncProcess(write_end, answered)
+        helper.request()
+        helper.request()
+        await asyncio.wait_for(done.wait(), 10)
+        helper.close()
+
+    asyncio.run(run())
+    os.close(read_end)
+    os.close(write_end)
+    assert answers == ["fdatasync failed: Invalid argument"] * 2
+
+
+def test_a_log_whose_sync_helper_died_fails(tmp_path: Path) -> None:
+    writer = LogWriter(tmp_path / "log.0")
+
+    async def run() -> None:
+        await writer.sync(writer.append(encode(Tick(1.0))))
+        assert writer._helper is not None
+        writer._helper._process.kill()
+        writer._helper._process.wait()
+        with pytest.raises(LogFailed, match=r"stopped|Broken pipe"):
+            await writer.sync(writer.append(encode(Tick(2.0))))
+
+    asyncio.run(run())
+    writer.close()
+
+
+def test_the_sync_helper_ends_with_its_writer(tmp_path: Path) -> None:
+    writer = LogWriter(tmp_path / "log.0")
+
+    async def run() -> FsyncProcess:
+        await writer.sync(writer.append(encode(Tick(1.0))))
+        assert writer._helper is not None
+        return writer._helper
+
+    helper = asyncio.run(run())
+    assert helper._process.poll() is None
+    writer.close()
+    assert helper._process.returncode == 0
 
 
 def test_a_second_process_on_one_directory_is_refused(tmp_path: Path) -> None:
