@@ -183,21 +183,9 @@ class DeliveryEngine:
                 f"Webhook endpoint {original.endpoint_id} has been deleted; "
                 "its events cannot be redelivered."
             ).because("state", resource=original.endpoint_id, current="deleted", allowed=["active"])
-        now = self.store.now()
-        copy = Delivery(
-            id=book.ids.new("whd_"),
-            account_id=original.account_id,
-            environment=original.environment,
-            endpoint_id=original.endpoint_id,
-            url=book.endpoints[original.endpoint_id].url,
-            event_id=original.event_id,
-            event_type=original.event_type,
-            body=original.body,
-            created_at=now,
-            redelivery_of=original.id,
-        )
-        self._enqueue(book, copy, now)
-        return copy
+        endpoint = book.endpoints[original.endpoint_id]
+        body, event_id, event_type = original.body, original.event_id, original.event_type
+        return self._queue_again(book, endpoint, event_id, event_type, body, original.id)
 
     def send_again(
         self,
@@ -210,6 +198,19 @@ class DeliveryEngine:
         """Queue an event that already happened (`resend`) for an endpoint of `book`, behind
         what is queued for it; `redelivery_of` names the event's latest delivery to it, if any."""
         earlier = [d.id for d in self.journal.select(endpoint_id=endpoint.id, event_id=event_id)]
+        latest = earlier[-1] if earlier else None
+        return self._queue_again(book, endpoint, event_id, event_type, body, latest)
+
+    def _queue_again(
+        self,
+        book: WebhookBook,
+        endpoint: WebhookEndpoint,
+        event_id: str,
+        event_type: str,
+        body: bytes,
+        redelivery_of: str | None,
+    ) -> Delivery:
+        """A new delivery of an event's same bytes to `endpoint`, queued behind its others."""
         now = self.store.now()
         delivery = Delivery(
             id=book.ids.new("whd_"),
@@ -221,7 +222,7 @@ class DeliveryEngine:
             event_type=event_type,
             body=body,
             created_at=now,
-            redelivery_of=earlier[-1] if earlier else None,
+            redelivery_of=redelivery_of,
         )
         self._enqueue(book, delivery, now)
         return delivery
