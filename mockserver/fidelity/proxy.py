@@ -233,7 +233,10 @@ def _named_in_connection(raw_headers: list[tuple[bytes, bytes]]) -> set[bytes]:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """When an exchange with the upstream happened: the recording's `at` is real time, since
+    the upstream is a real service (the mock's clock plays no part in a recording)."""
+    now = datetime.now(UTC)  # wall-clock ok
+    return now.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def open_recording(path: Path) -> IO[bytes]:
