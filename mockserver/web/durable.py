@@ -92,6 +92,7 @@ class Durability:
         self.settling = False  # whether that input awaits webhook attempts
         self.replayer: Replayer | None = None  # while the log is replayed at start
         self._compaction: asyncio.Task[None] | None = None
+        self.told_failure = False  # whether the log's failure was logged
         sandbox.webhooks.outcome_hook = self.outcome
         sandbox.webhooks.defer_runs = True
 
@@ -111,14 +112,14 @@ class Durability:
             await self.run_request(scope, body, _collector(held))
             end = self.opened.writer.written  # the request and the outcomes it awaited
         except LogFailed as error:
-            await _log_failed(send, error, held)
+            await self._refuse(send, error, held)
             return
         finally:
             self._release()
         try:
             await self.opened.writer.sync(end)
         except LogFailed as error:
-            await _log_failed(send, error, held)
+            await self._refuse(send, error, held)
             return
         for message in held:
             await send(message)
@@ -143,6 +144,25 @@ class Durability:
             if not settling or not scheduler.busy:
                 return
             self.lock.release()
+
+    async def _refuse(self, send: Send, error: LogFailed, held: list[Message]) -> None:
+        """The answer to a request the log could not keep: a 500 that says why (the request
+        id is the one the request drew, if it ran). The server logs the failure once."""
+        if not self.told_failure:
+            self.told_failure = True
+            log.error("%s; no request is answered until the server is restarted", error)
+        request_id = ""
+        if held and held[0]["type"] == "http.response.start":
+            request_id = dict(held[0]["headers"]).get(b"x-request-id", b"").decode()
+        message = (
+            "The sandbox's state directory cannot be written, so this request was not kept; "
+            "restart the server once it can be."
+        )
+        body = envelope_bytes("api_error", message, None, request_id)
+        length = str(len(body)).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", length)]
+        await send({"type": "http.response.start", "status": 500, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
     def _release(self) -> None:
         self.holder, self.settling = 0, False
@@ -218,6 +238,8 @@ class Durability:
             try:
                 self._append(Tick(clock.pin()))
                 scheduler.run_due()
+            except LogFailed:
+                return  # nothing runs any more: it could not be kept (the requests say so)
             except Exception:  # a failing timer must not stop every later one
                 log.exception("a timer failed")
             finally:
@@ -271,23 +293,6 @@ class Durability:
             writer = self.opened.writer
             with contextlib.suppress(LogFailed):  # what it kept out of the log stays out
                 await writer.sync(writer.written)
-
-
-async def _log_failed(send: Send, error: LogFailed, held: list[Message]) -> None:
-    """The answer to a request the log could not keep: a 500 that says why (the request id
-    is the one the request drew, if it ran)."""
-    log.error("%s; no request is answered until the server is restarted", error)
-    request_id = ""
-    if held and held[0]["type"] == "http.response.start":
-        request_id = dict(held[0]["headers"]).get(b"x-request-id", b"").decode()
-    message = (
-        "The sandbox's state directory cannot be written, so this request was not kept; "
-        "restart the server once it can be."
-    )
-    body = envelope_bytes("api_error", message, None, request_id)
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": 500, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
 
 
 def _outcome(within: int, wall: float, delivery_id: str, number: int, attempt: Attempt) -> Outcome:

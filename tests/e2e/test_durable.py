@@ -237,7 +237,7 @@ def test_a_log_that_cannot_be_kept_answers_500_and_keeps_what_was_answered(
         assert error["type"] == "api_error"
         assert "state directory cannot be written" in error["message"]
     assert client.get(f"/v1/documents/{kept}").status_code == 500  # reads run nothing either
-    assert "cannot be written" in server.stderr()
+    assert server.stderr().count("cannot be written") == 1  # said once, not per request
     server.kill()
     client = server.start()  # (a refused write may or may not be in the log: none was answered)
     _ok(client.get(f"/v1/documents/{kept}"))
