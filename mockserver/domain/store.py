@@ -351,7 +351,7 @@ class Store:
         self.clock.reset()
         self.scheduler.clear()
         self.accounts = dict(self.seed.accounts)
-        self.keys = {k: dataclasses.replace(v) for k, v in self.seed.keys.items()}
+        self.keys = self._seeded_keys()
         self.kept.update((key, world) for key, world in self.worlds.items() if world.as_built())
         self.worlds = {}
         self.export_worlds = {}
@@ -361,6 +361,15 @@ class Store:
         self.idempotency.clear()
         for hook in self.reset_hooks:
             hook()
+
+    def _seeded_keys(self) -> dict[str, ApiKey]:
+        """The seed's keys as they were: today's, when no request, scenario or account changed
+        any (then what knows a key object, the principal cache, stays good), else new copies."""
+        seeded = self.seed.keys
+        keys = self.keys
+        if len(keys) == len(seeded) and all(keys.get(k) == key for k, key in seeded.items()):
+            return keys
+        return {k: dataclasses.replace(key) for k, key in seeded.items()}
 
     def world(self, account_id: str, environment: str) -> World:
         """The world of (account, environment), built from the seed on first use, or as a

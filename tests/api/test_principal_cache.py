@@ -59,3 +59,43 @@ def test_a_replaced_key_object_is_read_again(
         assert api.get("/v1/whoami").status_code == 401
     finally:
         store.keys[KEY] = key
+
+
+def test_a_reset_brings_back_a_changed_key(api: httpx.Client, fresh_app: Starlette) -> None:
+    store = fresh_app.state.store
+    changed = store.keys[KEY]
+    changed.revoked = True
+    changed.rate_limit = 7
+    assert api.get("/v1/whoami").status_code == 401
+    assert api.post("/_mock/reset").status_code == 200
+    whoami = api.get("/v1/whoami")
+    assert whoami.status_code == 200
+    assert whoami.headers["x-ratelimit-limit"] == str(store.seed.keys[KEY].rate_limit)
+    assert store.keys[KEY] is not changed
+    assert store.keys[KEY] is not store.seed.keys[KEY]  # the seed's own stays untouched
+
+
+def test_a_reset_keeps_unchanged_keys_and_their_principal(
+    api: httpx.Client, fresh_app: Starlette
+) -> None:
+    store = fresh_app.state.store
+    before = api.get("/v1/whoami")
+    kept = dict(store.keys)
+    assert api.post("/_mock/reset").status_code == 200
+    assert all(store.keys[name] is key for name, key in kept.items())
+    after = api.get("/v1/whoami")
+    assert after.json() == before.json()
+    kept[KEY].scopes = frozenset({"vaults:read"})  # changed after the reset: read at once
+    assert api.get("/v1/documents/doc_mock_draft").status_code == 403
+    assert api.post("/_mock/reset").status_code == 200
+    assert api.get("/v1/documents/doc_mock_draft").status_code == 200
+
+
+def test_a_reset_drops_keys_an_account_added(api: httpx.Client, fresh_app: Starlette) -> None:
+    store = fresh_app.state.store
+    seeded = set(store.seed.keys)
+    made = api.post("/_mock/accounts", json={"name": "Extra"})
+    assert made.status_code in (200, 201), made.text
+    assert set(store.keys) > seeded
+    assert api.post("/_mock/reset").status_code == 200
+    assert set(store.keys) == seeded
