@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from .servers import HOST, Http, Server, repo_root, running, spawn
+from .servers import HOST, Http, Server, ours_command, repo_root, running, spawn
 
 NONE = "none"
 RECEIVERS = ("hang", "drip", "gigabyte", "redirect", "reset")
@@ -243,8 +243,6 @@ def cpu_seconds(server: Server) -> float:
 
 
 def fresh_server(workdir: Path, name: str) -> Server:
-    from .run import ours_command  # run imports this module
-
     return spawn(name, ours_command(None), PROBE, workdir)
 
 

@@ -31,7 +31,7 @@ from . import (
 from .load import LoadResult
 from .report import Report, Row, Target
 from .seed import large_seed
-from .servers import Server, running, spawn
+from .servers import Server, ours_command, running, spawn
 
 GROUPS = (
     "startup",
@@ -86,13 +86,6 @@ class Options:
     # to measure the pure-Python request path beside the compiled one; None: not measured.
     pure_sources: Path | None = None
     log: Callable[[str], None] = field(default=_log)
-
-
-def ours_command(seed: Path | None) -> list[str]:
-    """`mockserver run` as a user starts it for a load test: frozen clock, no rate limit."""
-    command = [sys.executable, "-m", "mockserver", "run", "--host", "127.0.0.1"]
-    command += ["--port", "{port}", "--clock", "frozen", "--no-rate-limit"]
-    return command + (["--seed", str(seed)] if seed else [])
 
 
 SLACK = idempotency_soak.SLACK

@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -192,3 +193,10 @@ def running(server: Server) -> Iterator[Server]:
 
 def repo_root() -> Path:
     return Path(__file__).resolve().parent.parent
+
+
+def ours_command(seed: Path | None) -> list[str]:
+    """`mockserver run` as a user starts it for a load test: frozen clock, no rate limit."""
+    command = [sys.executable, "-m", "mockserver", "run", "--host", "127.0.0.1"]
+    command += ["--port", "{port}", "--clock", "frozen", "--no-rate-limit"]
+    return command + (["--seed", str(seed)] if seed else [])

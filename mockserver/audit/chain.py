@@ -24,9 +24,9 @@ import orjson
 from mockserver.audit.event import AuditEvent
 from mockserver.audit.log import GENESIS, SeededLog, canonical, digest, halves, served_bytes
 from mockserver.core.clock import parse_ts
+from mockserver.core.cursors import CursorCodec
 from mockserver.core.errors import ValidationError
 from mockserver.core.sharded import ShardedDict
-from mockserver.domain.pagination import CursorCodec
 
 __all__ = [
     "EMPTY_LOG",

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mockserver.web.triggers import RECIPES, parse_override
+from mockserver.engine.control_plane.triggers import RECIPES, parse_override
 
 if TYPE_CHECKING:
     from mockserver.cli.remote import Remote

@@ -1,21 +1,23 @@
 """Every error the mock raises, and how each maps to a status or an exit code.
 
     Exception
-     +-- ApiError                     status, type: one error envelope (docs/reference)
-     |    +-- BadRequest              400 bad_request
-     |    |    +-- PayloadTooLarge    413 bad_request
-     |    +-- AuthenticationError     401 authentication_error
-     |    +-- PermissionDenied        403 permission_error
-     |    +-- NotFound                404 not_found
-     |    +-- Conflict                409 conflict
-     |    +-- ValidationError         422 validation_error
-     |    +-- RateLimited             429 rate_limit_error
-     |    +-- InternalError           500 api_error
-     +-- LoadError                    a seed or scenario file is bad: `file:line: message`, exit 2
-          +-- SeedError
-          +-- ScenarioError
-          +-- StateDirError           a --state-dir that cannot be used: `dir: message`, exit 2
-          +-- RecordingError          a recording `mockserver import` cannot read (fidelity/)
+     +-- MockError                         the root: every error of the mock (public)
+          +-- ApiError                     status, type: one error envelope (docs/reference)
+          |    +-- BadRequest              400 bad_request
+          |    |    +-- PayloadTooLarge    413 bad_request
+          |    +-- AuthenticationError     401 authentication_error
+          |    +-- PermissionDenied        403 permission_error
+          |    +-- NotFound                404 not_found
+          |    +-- Conflict                409 conflict
+          |    +-- ValidationError         422 validation_error
+          |    +-- RateLimited             429 rate_limit_error
+          |    +-- InternalError           500 api_error
+          +-- LoadError                    a seed or scenario file is bad: `file:line: message`,
+               |                           exit 2
+               +-- SeedError
+               +-- ScenarioError
+               +-- StateDirError           a --state-dir that cannot be used: `dir: message`
+               +-- RecordingError          a recording `mockserver import` cannot read
 
 Only `mockserver.engine.envelope` turns an ApiError into a response body. An error may carry
 `explain`: the check that refused the request and its fields (`Reason`), for the journal's
@@ -30,7 +32,12 @@ from typing import Any, ClassVar, Self
 Reason = dict[str, Any]  # {"check": C, field: value, ...}: why a check refused a request
 
 
-class ApiError(Exception):
+class MockError(Exception):
+    """The root of every error the mock raises: an answer's error (`ApiError`) or a file that
+    does not load (`LoadError`)."""
+
+
+class ApiError(MockError):
     """An error answered in the service's envelope."""
 
     status: ClassVar[int] = 500
@@ -122,7 +129,7 @@ class InternalError(ApiError):
     type = "api_error"
 
 
-class LoadError(Exception):
+class LoadError(MockError):
     """A bad seed or scenario file; the CLI prints it and exits with `exit_code`.
 
     One error may stand for several problems of the file (`every`): it is the first of them

@@ -21,6 +21,7 @@ from mockserver.audit.chain import AuditChain
 from mockserver.audit.event import AuditEvent
 from mockserver.core.clock import Clock, parse_ts
 from mockserver.core.config import DEFAULT_START_TIME
+from mockserver.core.cursors import CursorCodec
 from mockserver.core.ids import IdFactory
 from mockserver.core.scheduler import Scheduler
 from mockserver.core.sharded import ShardedDict
@@ -40,7 +41,6 @@ from mockserver.domain.models import (
     copy_workflow,
 )
 from mockserver.domain.oauth import OAuthState
-from mockserver.domain.pagination import CursorCodec
 from mockserver.domain.ratelimit import RateLimiter
 
 Listener = Callable[["World", AuditEvent, Mapping[str, Any]], None]

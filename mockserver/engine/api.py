@@ -1,24 +1,41 @@
 """The API of a sandbox: its operations, and how a typed request becomes a typed answer.
 
 `Api.operations` is the one table of `/v1`: method, path template, the permission each needs,
-the body it reads and the function that runs it. A request goes through it in two steps, in the
-order the real service checks them, all before any body is read: `authorize` (the credential
-and the permission: 401, 403), `admit` (the query's form, the caller's world and routed region:
-422); then, once the web layer has read and parsed the body, `run` (the operation itself, on
-the mock clock).
+the body it reads and the function that runs it. `serve` takes a request through it in the order
+the real service checks: `authorize` (the credential and the permission: 401, 403), `admit`
+(the query's form, the caller's world and routed region: 422), all before any body is read;
+then the body it takes, and `run` (the operation itself, on the mock clock).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from mockserver.core.errors import ValidationError
+from mockserver.core.errors import ApiError, ValidationError
 from mockserver.domain.auth import Principal, require_scope
 from mockserver.domain.store import Store
+from mockserver.engine.answers import answer_response
 from mockserver.engine.calls import JSON, Answer, Call, Operation, principal_for
 from mockserver.engine.operations import lifecycle, oauth, resources, webhook_endpoints
+from mockserver.engine.reading import (
+    MAX_BODY,
+    check_form_head,
+    check_json_head,
+    first_header,
+    parse_form,
+    parse_json_object,
+    query_pairs,
+)
+from mockserver.engine.request import Response
+from mockserver.engine.routing import Route
 from mockserver.openapi import document_bytes
 from mockserver.webhooks.delivery import DeliveryEngine
+
+if TYPE_CHECKING:
+    from mockserver.engine.pipeline import Turn
+
+NO_QUERY: dict[str, str] = {}  # what a request without a query string reads (never written)
 
 
 def refuse_repeated(query: Mapping[str, str], pairs: list[tuple[str, str]]) -> None:
@@ -159,6 +176,53 @@ class Api:
             authorization,
         )
 
+    def routes(self) -> list[Route]:
+        """A route per operation, in the table's order."""
+        routes = []
+        for operation in self.operations:
+
+            async def serve(
+                turn: Turn, params: dict[str, Any], op: Operation = operation
+            ) -> Response:
+                return answer_response(await self.serve(op, turn, params))
+
+            routes.append(Route([operation.method], operation.path, serve))
+        return routes
+
+    async def serve(self, operation: Operation, turn: Turn, params: dict[str, Any]) -> Answer:
+        """The operation's answer to the request, or the ApiError that refuses it: the caller
+        (the one the traffic rules resolved, or the `Authorization` header's), the call, the
+        body it takes, then the operation. Records in the turn that an operation admitted the
+        caller, with the permission it required, for idempotent replays."""
+        request = turn.request
+        known = turn.principal
+        authorization = None
+        if known is None:
+            raw = first_header(request.headers, b"authorization")
+            authorization = raw.decode("latin-1") if raw is not None else None
+        principal = self.authorize(operation, authorization, known)
+        if principal is not None:
+            turn.operation = operation.scope
+        if request.query:
+            pairs = query_pairs(request.query)
+            query: dict[str, str] = dict(pairs)  # the last value of a name
+        else:
+            query, pairs = NO_QUERY, []
+        call = self.admit(
+            principal, turn.region, params, query, pairs, request.base_url, authorization
+        )
+        try:
+            if operation.body == "json":
+                call.body = await _json_body(turn)
+            elif operation.body == "form":
+                check_form_head(request.headers, MAX_BODY)
+                call.body = parse_form(await turn.body(MAX_BODY), MAX_BODY)
+            return self.run(operation, call)
+        except ApiError as error:
+            if operation.refusal is None:
+                raise
+            raise operation.refusal(error) from None
+
     def operation(self, method: str, path: str) -> Operation:
         """The operation of `method` on the path template `path` (`/v1/documents/{doc_id}`),
         for callers that drive the engine without HTTP."""
@@ -179,3 +243,27 @@ class Api:
         if self._openapi is None:
             self._openapi = document_bytes(self.store.limits)
         return Answer(self._openapi, media_type=JSON)
+
+
+class _OperationHandler:
+    """Serves one operation as a route's handler."""
+
+    __slots__ = ("api", "operation")
+
+    def __init__(self, api: Api, operation: Operation) -> None:
+        self.api = api
+        self.operation = operation
+
+    async def serve(self, turn: Turn, params: dict[str, Any]) -> Response:
+        return answer_response(await self.api.serve(self.operation, turn, params))
+
+
+async def _json_body(turn: Turn) -> dict[str, Any]:
+    """The body as a JSON object (the object the idempotency fingerprint parsed from these
+    very bytes, when it did)."""
+    check_json_head(turn.request.headers, MAX_BODY, any_content_type=False)
+    raw = await turn.body(MAX_BODY)
+    kept = turn.parsed_body
+    if kept is not None and kept[0] == raw and len(raw) <= MAX_BODY:
+        return kept[1]
+    return parse_json_object(raw, MAX_BODY)

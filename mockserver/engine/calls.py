@@ -19,7 +19,6 @@ from mockserver.webhooks.delivery import DeliveryEngine
 
 JSON = "application/json"
 Headers = list[tuple[bytes, bytes]]  # a response's header lines, names lowercase
-MAX_BODY = 1024 * 1024  # bytes of a request body; past it the answer is 413
 
 
 @final

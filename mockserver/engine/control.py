@@ -14,9 +14,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from mockserver.core.clock import format_ts
 from mockserver.core.errors import Conflict, NotFound, ValidationError
 from mockserver.domain import documents
+from mockserver.domain import validation as v
 from mockserver.domain.accounts import NewAccount
 from mockserver.domain.models import Document
 from mockserver.engine import snapshots
+from mockserver.engine.control_plane.self_call import self_caller
+from mockserver.engine.control_plane.triggers import trigger as run_trigger
+from mockserver.engine.request import Request
 from mockserver.engine.snapshots import Snapshot
 from mockserver.scenarios.engine import Loaded
 from mockserver.scenarios.loader import load_scenario, load_scenario_text
@@ -27,6 +31,7 @@ from mockserver.webhooks.resend import resend
 if TYPE_CHECKING:
     from mockserver.engine.sandbox import Sandbox
 
+KEY_MAX = 255
 TEN_YEARS = 10 * 366 * 86400  # the furthest one advance may move the clock, in seconds
 SETTLE_MARGIN = 5.0  # seconds a snapshot waits for webhook attempts beyond their timeout
 
@@ -137,6 +142,23 @@ class Control:
         """Queue an event again (same id, same body, signed anew at its attempt) for one
         endpoint or every endpoint subscribed to its type (`webhooks.resend`)."""
         return resend(self._store, self._sandbox.webhooks, event_id, endpoint_id)
+
+    async def trigger(
+        self, event_type: Any, overrides: Any, key: Any, origin: Request
+    ) -> dict[str, Any]:
+        """Make a webhook event happen: check the input, then run the event type's recipe as
+        requests to this sandbox, from the client of `origin` with the API key `key`."""
+        event_type = v.string(event_type, "type", max_len=100)
+        if overrides is None:
+            overrides = {}
+        if not isinstance(overrides, dict):
+            raise ValidationError(
+                "'overrides' must be an object of data field names to values.", param="overrides"
+            )
+        key = v.string(key, "key", max_len=KEY_MAX)
+        sandbox = self._sandbox
+        call = self_caller(sandbox.pipeline, sandbox.settings.admin_token, origin, key)
+        return await run_trigger(event_type, overrides, call)
 
     async def settle(self, timeout: float) -> tuple[bool, int]:
         """Wait until no timer's work (a webhook attempt) is under way, `timeout` seconds at

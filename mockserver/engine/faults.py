@@ -1,20 +1,33 @@
-"""What a loaded scenario does to an API request, with no HTTP: the rule's injected answer,
-the deprecation headers of a route, the explanation an injected error gets, and the request's
-facts as the rules match them. The web layer (`web/faults.py`) reads the request and sends what
-these give.
+"""What a loaded scenario does to an API request: the rule that answers it (`apply_rules`),
+the rule's injected answer, the deprecation headers of a route, the explanation an injected
+error gets, and the request's facts as the rules match them. The pipeline applies the rules
+only while a scenario has armed something, after the request id is assigned and the regional
+prefix is stripped (so injected errors carry a real `req_` id); a forced rate-limit burst is
+answered before, by the traffic rules. The request body is read only when some rule matches
+on bodies.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from collections.abc import Awaitable, Callable
+from time import perf_counter
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl
 
 import orjson
 
 from mockserver.core.clock import http_date
+from mockserver.core.errors import ApiError
 from mockserver.engine.calls import Headers
 from mockserver.engine.envelope import envelope_bytes
-from mockserver.engine.explain import Refusal
-from mockserver.scenarios.engine import MISSING
+from mockserver.engine.explain import Refusal, header_value
+from mockserver.engine.reading import MAX_BODY
+from mockserver.engine.request import Response
+from mockserver.scenarios.engine import MISSING, RequestView, ScenarioEngine
+
+if TYPE_CHECKING:
+    from mockserver.engine.pipeline import Turn
 from mockserver.scenarios.model import ERROR_TYPES, Deprecation, Rule
 
 _JSON = b"application/json"
@@ -84,3 +97,59 @@ def injected_answer(rule: Rule, request_id: str, extra: Headers) -> tuple[int, H
     if body or status not in (204, 304):
         headers.append((b"content-length", str(len(body)).encode()))
     return status, headers, body
+
+
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+async def apply_rules(
+    engine: ScenarioEngine, turn: Turn, inner: Callable[[], Awaitable[Response]]
+) -> Response:
+    """The answer to an API request while a scenario has armed something: the first rule that
+    fires answers (after its `delay_ms`; a delay without a status only slows the real answer,
+    `inner`), and a deprecated route gets its `Deprecation` and `Sunset` headers on every
+    answer, injected ones and errors included. The rule that answered goes to the journal."""
+    request, path = turn.request, turn.path
+    method = request.method
+    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in request.headers}
+    key = bearer(headers.get("authorization"))
+    extra = deprecation_headers(engine.deprecation_for(method, path))
+    if engine.rules:
+        body: Any = MISSING
+        if engine.needs_body and method in _BODY_METHODS:
+            raw = await turn.body(MAX_BODY)
+            body = matchable_body(None if len(raw) > MAX_BODY else raw)
+        query = dict(parse_qsl(request.query.decode("latin-1")))
+        rule = engine.decide(RequestView(method, path, query, headers, key, body))
+        if rule is not None:
+            turn.rule = rule.name
+            if rule.respond.delay_ms:
+                await hold(rule.respond.delay_ms / 1000)
+            if rule.respond.status is not None:
+                status = rule.respond.status
+                if status >= 400:
+                    turn.explain = refusal(rule, status, path)
+                    if headers.get("x-mock-explain", "").strip() == "1":
+                        extra = [*extra, (b"x-mock-explain", header_value(turn.explain))]
+                status, injected, body_bytes = injected_answer(rule, turn.request_id, extra)
+                return Response(status, injected, body_bytes)
+    if not extra:
+        return await inner()
+    try:
+        response = await inner()
+    except ApiError as error:  # its envelope carries these headers too
+        error.headers.update((k.decode(), v.decode()) for k, v in extra)
+        raise
+    response.headers = [*response.headers, *extra]
+    return response
+
+
+async def hold(seconds: float) -> None:
+    """Wait at least `seconds` of wall time, as the journal's `duration_ms` measures it.
+
+    A loop may wake a timer early (uvloop rounds them to the millisecond), so a rule's
+    `delay_ms` is a floor only if the shortfall is slept again.
+    """
+    until = perf_counter() + seconds
+    while (left := until - perf_counter()) > 0:
+        await asyncio.sleep(left)

@@ -14,31 +14,28 @@ from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
 
-from mockserver.core.clock import Clock, FrozenClock, RealClock, parse_ts
-from mockserver.core.config import DEFAULT_START_TIME, Settings
+from mockserver.core.clock import Clock
+from mockserver.core.config import Settings
 from mockserver.core.resources import data_dir, default_seed_path
 from mockserver.domain.accounts import AccountFactory
 from mockserver.domain.models import SeedData
 from mockserver.domain.store import Store
 from mockserver.engine.api import Api
+from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
+from mockserver.engine.control_plane import control_routes
+from mockserver.engine.durable.log import Durability, make_durable
+from mockserver.engine.durable.state import open_state
 from mockserver.engine.journal import Journal
+from mockserver.engine.pipeline import Pipeline, Turn
+from mockserver.engine.request import BodyReader, Request, Response
+from mockserver.engine.routing import Route, Router
 from mockserver.engine.snapshots import Snapshots
 from mockserver.scenarios.engine import ScenarioEngine
 from mockserver.scenarios.loader import load_scenario
 from mockserver.seeds.loader import load_seed
 from mockserver.seeds.world import load_world
 from mockserver.webhooks.delivery import DeliveryEngine
-
-
-def make_clock(settings: Settings) -> Clock:
-    """A frozen clock at the start time, or the wall clock (moved to the start time if given)."""
-    if settings.clock_mode == "frozen":
-        return FrozenClock(parse_ts(settings.start_time or DEFAULT_START_TIME))
-    clock = RealClock()
-    if settings.start_time:
-        clock.start_at(parse_ts(settings.start_time))
-    return clock
 
 
 class Sandbox:
@@ -61,16 +58,47 @@ class Sandbox:
         self.api = Api(store, webhooks)
         self.snapshots = Snapshots()
         self.control = Control(self)
+        routes = self.api.routes() + (control_routes(self) if settings.admin else [])
+        self.router = Router(routes)
+        self.pipeline = Pipeline(
+            store, scenarios, self.router, self._dispatch, journal if settings.admin else None
+        )
+        self._serve = self.pipeline.serve  # a durable sandbox logs around it
+        self.durability: Durability | None = None
+
+    async def handle(self, request: Request, *, body: BodyReader | None = None) -> Response:
+        """The sandbox's answer to `request`: every step the HTTP server would take (request
+        id, journal, authentication, regions, rate limits, idempotency, scenarios, due timers,
+        the error envelope), `/_mock` requests included. `body` reads a body still arriving
+        (the HTTP server's); without it, `request.body` is the body."""
+        return await self._serve(request, body)
+
+    def add_pages(self, routes: list[Route]) -> None:
+        """Serve more routes under `/_mock` (the inspector's pages), behind the control plane's
+        routes and only with it."""
+        if self.settings.admin:
+            self.router.add(routes)
+
+    async def _dispatch(self, turn: Turn) -> Response:
+        found = self.router.find(turn.request.method, turn.path)
+        if found is None:
+            return self.router.unmatched(turn.request, turn.path)
+        route, params = found
+        return await route.handler(turn, params)
 
     @classmethod
     def build(
         cls, settings: Settings, seed: SeedData | None = None, *, clock: Clock | None = None
     ) -> Sandbox:
         """A sandbox from `settings` (and the seed, when already loaded; and its clock, when
-        made already: a durable one is): a bad seed or scenario raises its load error before
-        anything is built around it."""
+        made already): a bad seed or scenario raises its load error before anything is built
+        around it. With `settings.state_dir`, the sandbox is durable: its checkpoint is loaded
+        now (StateDirError if it does not load), its log replayed once it runs."""
         if seed is None:
             seed = load_seed(settings.seed_path or default_seed_path())
+        opened = open_state(settings.state_dir, settings) if settings.state_dir else None
+        if opened is not None:
+            clock = opened.clock
         clock = clock or make_clock(settings)
         store = Store(seed, clock, settings.random_seed, loader=load_world)
         store.rate_limits.enforce = settings.rate_limit  # --no-rate-limit: headers, no refusals
@@ -89,9 +117,16 @@ class Sandbox:
             scenarios.load(load_scenario(scenarios.file_of(path)))
         journal = Journal(settings.journal_size)
         store.reset_hooks.append(journal.clear)
-        return cls(settings, store, scenarios, webhooks, journal)
+        sandbox = cls(settings, store, scenarios, webhooks, journal)
+        if opened is not None:
+            sandbox.durability = make_durable(sandbox, opened)
+            sandbox._serve = sandbox.durability.serve
+        return sandbox
 
     def running(self) -> AbstractAsyncContextManager[None]:
         """The sandbox's background life while a server runs (the webhook HTTP client and the
-        real clock's timer ticks), as an async context for a lifespan."""
+        real clock's timer ticks; for a durable one, first the replay of its log), as an async
+        context for a lifespan."""
+        if self.durability is not None:
+            return self.durability.running(self.webhooks.running())
         return self.webhooks.running()

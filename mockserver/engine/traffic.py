@@ -30,7 +30,8 @@ from mockserver.domain.idempotency_diff import differs, summarise
 from mockserver.domain.models import ApiKey
 from mockserver.domain.ratelimit import ANONYMOUS_PLAN, Verdict
 from mockserver.domain.store import Store
-from mockserver.engine.calls import MAX_BODY, Headers, principal_for
+from mockserver.engine.calls import Headers, principal_for
+from mockserver.engine.reading import MAX_BODY
 
 if TYPE_CHECKING:
     from mockserver.scenarios.engine import ForcedLimit

@@ -7,7 +7,7 @@ may add fields within v1 and tells clients to ignore them. Enums come from the m
 
 from __future__ import annotations
 
-from mockserver.audit.exports import CSV_COLUMNS
+from mockserver.domain.audit_exports import CSV_COLUMNS
 from mockserver.domain.models import (
     DECISIONS,
     DOCUMENT_STATUSES,

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from mockserver.core.config import DEFAULT_RANDOM_SEED, IDEMPOTENCY_RECORDS, Settings
+from mockserver import Settings
 from mockserver.testing.verification import Matcher, Verifying
 
 if TYPE_CHECKING:
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from mockserver.testing.live import LiveServer
     from mockserver.testing.mock_client import MockClient
 
+_DEFAULTS = Settings()  # the options' defaults are the settings'
 FULL_KEY = "sk_test_mock_full"
 JOURNAL_SHOWN = 50  # requests at most in a failed test's "mock journal" section
 _SESSION = pytest.StashKey["_SessionMock"]()
@@ -200,12 +201,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("mockserver")
     group.addoption("--mock-seed", type=Path, default=None, help="seed file for the mock")
     group.addoption(
-        "--mock-random-seed", type=int, default=DEFAULT_RANDOM_SEED, help="the mock's random seed"
+        "--mock-random-seed", type=int, default=_DEFAULTS.random_seed, help="the mock's random seed"
     )
     group.addoption(
         "--mock-idempotency-records",
         type=int,
-        default=IDEMPOTENCY_RECORDS,
+        default=_DEFAULTS.idempotency_records,
         help="idempotent results the mock keeps per account and environment",
     )
     group.addoption(
@@ -223,7 +224,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _create_app(config: pytest.Config) -> Starlette:
     """The session's mock app: frozen clock, the chosen seed and random seed."""
-    from mockserver.web.app import create_app
+    from mockserver import create_app
 
     settings = Settings(
         seed_path=config.getoption("--mock-seed"),

@@ -1,6 +1,6 @@
-"""The dispatcher's route table against Starlette's router: for every path the table serves it
-names the route the router would pick, with the same parameters, and it leaves to the router
-whatever it is not sure of (which then answers as before: 404 envelope, slash redirects)."""
+"""The sandbox's router against Starlette's: for every method and path it picks the route
+Starlette's router would pick for the same templates, with the same parameters, and answers an
+unknown URL as before (404 envelope, slash redirects)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,25 @@ from starlette.applications import Starlette
 from starlette.routing import Match, Route
 
 from mockserver.core.config import Settings
-from mockserver.engine.api import Api
+from mockserver.engine.routing import Router
 from mockserver.engine.sandbox import Sandbox
-from mockserver.web.routes import RouteTable, v1_routes
 
 
-def _api() -> Api:
-    return Sandbox.build(Settings(clock_mode="frozen")).api
+def _router() -> Router:
+    return Sandbox.build(Settings(clock_mode="frozen")).router
+
+
+async def _nothing() -> None:
+    return None
+
+
+def _starlette_routes(router: Router) -> list[Route]:
+    """Starlette routes of the same templates and methods (typed parameters as Starlette
+    writes them), in the same order."""
+    return [
+        Route(route.template, _nothing, methods=sorted(route.methods - {"HEAD"}))
+        for route in router.routes
+    ]
 
 
 PATHS = [
@@ -61,34 +73,34 @@ def _router_pick(
 
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("path", PATHS)
-def test_the_table_picks_what_the_router_picks_or_nothing(method: str, path: str) -> None:
-    routes = [r for r in v1_routes(_api()) if isinstance(r, Route)]
-    hit = RouteTable(list(routes)).lookup(method, path)
-    picked = _router_pick(routes, method, path)
-    if hit is None:  # left to the router: only where the table cannot be sure
-        assert picked is None or not path.startswith("/v1/") or path.endswith("\n")
+def test_the_router_picks_what_starlette_picks(method: str, path: str) -> None:
+    router = _router()
+    found = router.find(method, path)
+    picked = _router_pick(_starlette_routes(router), method, path)
+    if picked is None:
+        assert found is None
         return
-    endpoint, route, params = hit
-    assert picked is not None
-    assert (route, params) == picked
-    assert endpoint is route.endpoint
+    assert found is not None
+    route, params = found
+    assert route.template == picked[0].path
+    assert params == picked[1]
 
 
-def test_every_v1_route_and_method_is_served_by_the_table() -> None:
-    routes = [r for r in v1_routes(_api()) if isinstance(r, Route)]
-    table = RouteTable(list(routes))
-    for route in routes:
-        path = route.path.replace("{", "x_").replace("}", "")
-        for method in route.methods or ():
-            hit = table.lookup(method, path)
-            assert hit is not None, (method, path)
-            assert hit[1] is route
+def test_every_route_and_method_is_found() -> None:
+    router = _router()
+    for route in router.routes:
+        path = route.template.replace("{seq:int}", "7").replace("{", "x_").replace("}", "")
+        for method in route.methods:
+            found = router.find(method, path)
+            assert found is not None, (method, path)
+            assert found[0] is route
 
 
-def test_the_app_still_lists_its_routes(fresh_app: Starlette) -> None:
-    paths = {r.path for r in fresh_app.routes if isinstance(r, Route)}
-    assert "/v1/documents/{doc_id}" in paths
-    assert "/_mock/reset" in paths
+def test_the_sandbox_serves_the_api_and_the_control_plane(fresh_app: Starlette) -> None:
+    templates = {route.template for route in fresh_app.state.sandbox.router.routes}
+    assert "/v1/documents/{doc_id}" in templates
+    assert "/_mock/reset" in templates
+    assert "/_mock/ui/requests/{seq:int}" in templates
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mockserver.web.hosts import host_region
+from mockserver.engine.reading import host_region
 from tests.support.api import assert_envelope
 from tests.support.keys import EU, FULL, LIVE, auth
 
@@ -99,9 +99,8 @@ def test_a_host_and_a_path_of_different_regions_is_404(both: httpx.Client) -> No
     ],
 )
 def test_host_region_reads_the_first_label(name: str, region: str | None) -> None:
-    scope = {"type": "http", "headers": [(b"host", name.encode())]}
-    assert host_region(scope) == region
+    assert host_region([(b"host", name.encode())]) == region
 
 
 def test_no_host_header_means_no_pinned_region() -> None:
-    assert host_region({"type": "http", "headers": []}) is None
+    assert host_region([]) is None

@@ -9,8 +9,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
+from mockserver.engine.control_plane.triggers import RECIPES
 from mockserver.testing.receiver import WebhookReceiver
-from mockserver.web.triggers import RECIPES
 
 UI = "/_mock/ui"
 

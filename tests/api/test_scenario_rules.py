@@ -7,7 +7,7 @@ import asyncio
 import httpx
 import pytest
 
-from mockserver.web import faults
+from mockserver.engine import faults
 from tests.support.api import assert_envelope, clock_advance
 from tests.support.keys import EU, READONLY, auth
 from tests.support.scenarios import create_doc, load

@@ -48,7 +48,7 @@ from mockserver.core.compiled import request_path_compiled
 from mockserver.core.config import Settings
 from mockserver.web.app import create_app
 from mockserver.testing.inprocess import inprocess_client
-import mockserver.web.pipeline as pipeline
+import mockserver.engine.pipeline as pipeline
 
 auth = {"Authorization": "Bearer sk_test_mock_full"}
 doc = {"title": "NDA", "vault_id": "vault_mock_us", "metadata": {"kind": "nda", "n": 1}}

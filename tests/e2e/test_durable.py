@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mockserver.core.wal import FRAME, MAGIC
+from mockserver.engine.durable.wal import FRAME, MAGIC
 from mockserver.testing.receiver import WebhookReceiver, closed_port
 from tests.support.audit import all_events, verify
 from tests.support.durable import DurableServer

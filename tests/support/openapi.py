@@ -17,7 +17,6 @@ from typing import Any
 import httpx
 import jsonschema
 from starlette.applications import Starlette
-from starlette.routing import Route
 
 PENDING_ROUTES: frozenset[tuple[str, str]] = frozenset()
 PENDING_RESPONSE_HEADERS: frozenset[str] = frozenset()
@@ -43,13 +42,13 @@ def documented_routes(document: dict[str, Any]) -> set[tuple[str, str]]:
 
 
 def served_routes(app: Starlette) -> set[tuple[str, str]]:
-    """(METHOD, path) of every `/v1` route of the app (HEAD, which Starlette adds to every
-    GET, left out)."""
+    """(METHOD, path) of every `/v1` route of the app's sandbox (HEAD, which every GET
+    serves too, left out)."""
     return {
-        (method, normalise(route.path))
-        for route in app.routes
-        if isinstance(route, Route) and route.path.startswith("/v1/")
-        for method in route.methods or ()
+        (method, normalise(route.template))
+        for route in app.state.sandbox.router.routes
+        if route.template.startswith("/v1/")
+        for method in route.methods
         if method != "HEAD"
     }
 

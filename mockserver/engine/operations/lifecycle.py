@@ -5,8 +5,8 @@ from __future__ import annotations
 import orjson
 
 from mockserver.audit import chain as audit
-from mockserver.audit import exports
 from mockserver.core.errors import NotFound
+from mockserver.domain import audit_exports as exports
 from mockserver.domain import validation as v
 from mockserver.domain import views, workflows
 from mockserver.engine.calls import Answer, Call

@@ -11,33 +11,37 @@ Mounted with the rest of `/_mock` (so `--no-admin` removes it) and guarded by th
 
 from __future__ import annotations
 
-from starlette.routing import BaseRoute, Route
+from typing import Any
 
+from mockserver.engine.routing import Route
 from mockserver.web.inspector import actions, pages, web
+from mockserver.web.inspector.bridge import page_route
 
 
-def inspector_routes() -> list[BaseRoute]:
+def inspector_routes(app: Any) -> list[Route]:
+    """The inspector's pages and forms, as routes of the sandbox `app` serves."""
     base = web.BASE
-    return [
-        Route(base, pages.overview, methods=["GET"]),
-        Route(f"{base}/requests", pages.requests_page, methods=["GET"]),
-        Route(f"{base}/requests/{{seq:int}}", pages.request_detail, methods=["GET"]),
-        Route(f"{base}/webhooks", pages.webhooks_page, methods=["GET"]),
-        Route(f"{base}/resources", pages.resources_page, methods=["GET"]),
-        Route(f"{base}/audit", pages.audit_page, methods=["GET"]),
-        Route(f"{base}/state", pages.state, methods=["GET"]),
-        Route(f"{base}/clock/advance", actions.advance_clock, methods=["POST"]),
-        Route(f"{base}/clock/set", actions.set_clock, methods=["POST"]),
-        Route(f"{base}/reset", actions.reset, methods=["POST"]),
-        Route(f"{base}/scenarios/load", actions.load_scenario_named, methods=["POST"]),
-        Route(f"{base}/scenarios/unload", actions.unload_scenarios, methods=["POST"]),
-        Route(f"{base}/webhooks/{{delivery_id}}/redeliver", actions.redeliver, methods=["POST"]),
-        Route(f"{base}/events/trigger", actions.trigger, methods=["POST"]),
-        Route(f"{base}/events/{{evt_id}}/resend", actions.resend_event, methods=["POST"]),
-        Route(f"{base}/login", web.login_form, methods=["GET"]),
-        Route(f"{base}/login", web.login, methods=["POST"]),
-        Route(f"{base}/static/{{name}}", web.static, methods=["GET"]),
+    table = [
+        (["GET"], base, pages.overview),
+        (["GET"], f"{base}/requests", pages.requests_page),
+        (["GET"], f"{base}/requests/{{seq:int}}", pages.request_detail),
+        (["GET"], f"{base}/webhooks", pages.webhooks_page),
+        (["GET"], f"{base}/resources", pages.resources_page),
+        (["GET"], f"{base}/audit", pages.audit_page),
+        (["GET"], f"{base}/state", pages.state),
+        (["POST"], f"{base}/clock/advance", actions.advance_clock),
+        (["POST"], f"{base}/clock/set", actions.set_clock),
+        (["POST"], f"{base}/reset", actions.reset),
+        (["POST"], f"{base}/scenarios/load", actions.load_scenario_named),
+        (["POST"], f"{base}/scenarios/unload", actions.unload_scenarios),
+        (["POST"], f"{base}/webhooks/{{delivery_id}}/redeliver", actions.redeliver),
+        (["POST"], f"{base}/events/trigger", actions.trigger),
+        (["POST"], f"{base}/events/{{evt_id}}/resend", actions.resend_event),
+        (["GET"], f"{base}/login", web.login_form),
+        (["POST"], f"{base}/login", web.login),
+        (["GET"], f"{base}/static/{{name}}", web.static),
     ]
+    return [page_route(app, methods, path, endpoint) for methods, path, endpoint in table]
 
 
 __all__ = ["inspector_routes"]

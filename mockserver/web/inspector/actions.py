@@ -8,17 +8,22 @@ Bad input gets the control plane's envelope (422 with `param`) and changes nothi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from starlette.requests import Request
 from starlette.responses import Response
 
 from mockserver.core.clock import format_ts, parse_ts
 from mockserver.core.errors import ScenarioError, ValidationError
-from mockserver.domain.store import Store
 from mockserver.engine.control import TEN_YEARS
+from mockserver.engine.control_plane.triggers import parse_override
+from mockserver.engine.control_plane.webhooks import DEFAULT_KEY
 from mockserver.web.context import control_of
-from mockserver.web.control_events import DEFAULT_KEY, run_recipe
+from mockserver.web.inspector.bridge import ORIGIN
 from mockserver.web.inspector.web import back, form_of, ui
-from mockserver.web.triggers import parse_override
+
+if TYPE_CHECKING:
+    from mockserver.domain.store import Store
 
 
 def _seconds(raw: str | None) -> float:
@@ -101,8 +106,8 @@ async def trigger(request: Request, store: Store) -> Response:
                 message = f"Overrides, line {number}: {error}."
                 raise ValidationError(message, param="overrides") from None
             overrides[name] = value
-    made = await run_recipe(
-        request, form.get("type", ""), overrides, form.get("key") or DEFAULT_KEY
+    made = await control_of(request).trigger(
+        form.get("type", ""), overrides, form.get("key") or DEFAULT_KEY, request.scope[ORIGIN]
     )
     events = ", ".join(made["event_ids"])
     objects = ", ".join(made["objects"].values())

@@ -7,20 +7,23 @@ other `/_mock` call does.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from starlette.requests import Request
 from starlette.responses import Response
 
 from mockserver.core.errors import NotFound, ValidationError
-from mockserver.domain import validation as v
-from mockserver.domain.store import Store
+from mockserver.engine import inspector_views as views
+from mockserver.engine.control_plane.triggers import RECIPES
+from mockserver.engine.inspector_views import DELIVERY_STATUSES, delivery_status
 from mockserver.engine.journal import Journal
-from mockserver.scenarios.engine import ScenarioEngine
-from mockserver.web.inspector import views
 from mockserver.web.inspector.web import page, ui
 from mockserver.web.render import json_response
-from mockserver.web.triggers import RECIPES
-from mockserver.webhooks.deliveries import DELIVERY_STATUSES
-from mockserver.webhooks.delivery import DeliveryEngine
+
+if TYPE_CHECKING:
+    from mockserver.domain.store import Store
+    from mockserver.scenarios.engine import ScenarioEngine
+    from mockserver.webhooks.delivery import DeliveryEngine
 
 # Preset steps of the clock's advance buttons: (label, seconds).
 CLOCK_STEPS = (
@@ -103,7 +106,7 @@ async def request_detail(request: Request, store: Store) -> Response:
 async def webhooks_page(request: Request, store: Store) -> Response:
     status = request.query_params.get("status") or None
     if status is not None:
-        v.choice(status, "status", DELIVERY_STATUSES)
+        delivery_status(status)
     store.scheduler.run_due()
     return page(
         request,

@@ -21,19 +21,20 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from mockserver.core.errors import AuthenticationError, NotFound, PermissionDenied
-from mockserver.domain.store import Store
+from mockserver.engine import inspector_views as views
+from mockserver.engine.control_plane.call import check_admin_token
 from mockserver.web.context import store_of
-from mockserver.web.control_api import check_admin_token
 from mockserver.web.form import read_form
-from mockserver.web.inspector import views
 
 if TYPE_CHECKING:
     from starlette.templating import Jinja2Templates
 
+    from mockserver.domain.store import Store
+
 COOKIE = "mock_admin_token"
 BASE = "/_mock/ui"
 
-UiHandler = Callable[[Request, Store], Awaitable[Response]]
+UiHandler = Callable[[Request, "Store"], Awaitable[Response]]
 
 
 @functools.cache
@@ -70,7 +71,7 @@ def ui(handler: UiHandler) -> Callable[[Request], Awaitable[Response]]:
     @wraps(handler)
     async def run(request: Request) -> Response:
         given = request.headers.get("x-mock-admin-token") or request.cookies.get(COOKIE, "")
-        check_admin_token(request, given)
+        check_admin_token(request.app.state.settings.admin_token, given)
         if request.method == "POST":
             same_origin(request)
         return await handler(request, store_of(request))
@@ -133,7 +134,7 @@ async def login(request: Request) -> Response:
     same_origin(request)
     given = (await form_of(request)).get("token", "")
     try:
-        check_admin_token(request, given)
+        check_admin_token(request.app.state.settings.admin_token, given)
     except AuthenticationError:
         return page(request, "login.html", status=401, failed=True, clock=None)
     response = RedirectResponse(BASE, status_code=303)

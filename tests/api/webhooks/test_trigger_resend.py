@@ -12,11 +12,11 @@ import httpx
 import pytest
 
 from mockserver.core.config import Settings
+from mockserver.engine.control_plane.triggers import RECIPES, overridable, parse_override
 from mockserver.openapi.webhooks import EVENT_TYPES
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.receiver import WebhookReceiver
 from mockserver.web.app import create_app
-from mockserver.web.triggers import RECIPES, overridable, parse_override
 from tests.support.keys import auth
 from tests.support.webhooks import advance, deliveries, register, settle, t_of
 

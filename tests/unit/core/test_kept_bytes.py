@@ -16,9 +16,9 @@ from starlette.applications import Starlette
 
 from mockserver.core.config import Settings
 from mockserver.domain.kept_bytes import dumps_kept, kept
+from mockserver.engine.kept_responses import pack_head, pack_response, unpack_response
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
-from mockserver.web.traffic import pack_head, pack_response, unpack_response
 from tests.support.keys import auth
 
 DOC = {"title": "NDA", "vault_id": "vault_mock_us", "metadata": {"kind": "nda"}}
@@ -70,9 +70,9 @@ def test_a_kept_response_reads_back_as_it_was(body: bytes) -> None:
         (b"x-empty", b""),
         (b"x-colon", b"a: b: c"),
     ]
-    stored = pack_response(pack_head(201, headers), [body[:3], body[3:]])
+    stored = pack_response(pack_head(201, headers), body)
     assert unpack_response(stored) == (201, headers, body)
-    assert unpack_response(pack_response(pack_head(204, []), [])) == (204, [], b"")
+    assert unpack_response(pack_response(pack_head(204, []), b"")) == (204, [], b"")
 
 
 def test_idempotent_posts_keep_no_oversized_buffers(unlimited: Starlette) -> None:

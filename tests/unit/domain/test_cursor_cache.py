@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from mockserver.core.cursors import _ENCODED_KEPT, CursorCodec
 from mockserver.core.errors import ValidationError
-from mockserver.domain.pagination import _ENCODED_KEPT, CursorCodec
 
 
 def test_kept_cursors_equal_freshly_signed_ones() -> None:

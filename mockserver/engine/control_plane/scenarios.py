@@ -1,41 +1,34 @@
-"""The control plane's scenario, journal and account endpoints (docs/reference/control-plane.md).
+"""`/_mock` scenarios, the request journal and new accounts (docs/reference/control-plane.md).
 
-    POST   /_mock/scenarios   {"name": "legal_hold"} or {"yaml": "...", "source"?: "file.yaml"}
-    GET    /_mock/scenarios   loaded scenarios (with rule counters) and the shipped names
-    DELETE /_mock/scenarios   disarm every rule, fault, deprecation and timeline
-    GET    /_mock/requests    the request journal, newest first, filtered
-    POST   /_mock/accounts    {"region"?: "us"|"eu", "name"?} -> a fresh isolated account
-
-Guarded like the rest of `/_mock` (the admin token), and mounted only with the control plane.
+POST   /_mock/scenarios   {"name": "legal_hold"} or {"yaml": "...", "source"?: "file.yaml"}
+GET    /_mock/scenarios   loaded scenarios (with rule counters) and the shipped names
+DELETE /_mock/scenarios   disarm every rule, fault, deprecation and timeline
+GET    /_mock/requests    the request journal, newest first, filtered
+POST   /_mock/requests/verify   did the client send what a test expected (engine/verify.py)
+POST   /_mock/accounts    {"region"?: "us"|"eu", "name"?} -> a fresh isolated account
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
-
 from mockserver.core.errors import ScenarioError, ValidationError
 from mockserver.domain import validation as v
 from mockserver.domain.accounts import NAME_MAX
 from mockserver.domain.models import REGIONS
-from mockserver.engine.control import Control
-from mockserver.engine.journal import Journal
-from mockserver.scenarios.engine import Loaded
-from mockserver.web.body import read_control_json
-from mockserver.web.control_api import admin
-from mockserver.web.render import json_response
+from mockserver.engine.answers import json_response
+from mockserver.engine.control_plane.call import ControlCall
+from mockserver.engine.request import Response
+from mockserver.engine.verify import parse_matcher, verify
 
 YAML_MAX = 512 * 1024
 JOURNAL_PAGE_MAX = 10_000
 
 
-@admin
-async def load(request: Request, control: Control) -> Response:
+async def load(call: ControlCall) -> Response:
     """Load one scenario; a bad one is 422 with its `file:line: message`, and changes nothing."""
-    body = await read_control_json(request)
+    body = await call.json()
+    control = call.control
     name, text = body.get("name"), body.get("yaml")
     if (name is None) == (text is None):
         raise ValidationError("Send exactly one of 'name' or 'yaml'.", param="name")
@@ -49,31 +42,24 @@ async def load(request: Request, control: Control) -> Response:
             loaded = control.load_scenario_text(text, source)
     except ScenarioError as error:
         raise ValidationError(str(error), param="yaml" if text is not None else "name") from None
-    return json_response(_loaded(control, loaded), status=201)
-
-
-def _loaded(control: Control, loaded: Loaded) -> dict[str, Any]:
     described: dict[str, Any] = next(
         item for item in control.scenarios()["data"] if item["name"] == loaded.scenario.name
     )
-    return described
+    return json_response(described, status=201)
 
 
-@admin
-async def list_scenarios(request: Request, control: Control) -> Response:
-    return json_response(control.scenarios())
+async def list_scenarios(call: ControlCall) -> Response:
+    return json_response(call.control.scenarios())
 
 
-@admin
-async def unload(request: Request, control: Control) -> Response:
-    return json_response({"unloaded": control.unload_scenarios()})
+async def unload(call: ControlCall) -> Response:
+    return json_response({"unloaded": call.control.unload_scenarios()})
 
 
-@admin
-async def requests(request: Request, control: Control) -> Response:
+async def requests(call: ControlCall) -> Response:
     """The journal, newest first; filters method, path (a prefix), status, key; `limit`."""
-    query = request.query_params
-    journal: Journal = request.app.state.journal
+    query = call.query
+    journal = call.sandbox.journal
     status_text = query.get("status")
     status = None
     if status_text is not None:
@@ -93,18 +79,22 @@ async def requests(request: Request, control: Control) -> Response:
     )
 
 
-@admin
-async def new_account(request: Request, control: Control) -> Response:
+async def verify_requests(call: ControlCall) -> Response:
+    """A bad matcher is 422 with `param`."""
+    matcher = parse_matcher(await call.json())
+    return json_response(verify(matcher, call.sandbox.journal.entries()))
+
+
+async def new_account(call: ControlCall) -> Response:
     """A fresh account with its keys; an empty body means the defaults."""
-    raw = await request.body()
     body: dict[str, Any] = {}
-    if raw.strip():
-        body = await read_control_json(request)
+    if (await call.body()).strip():
+        body = await call.json()
     region = v.choice(body.get("region", "us"), "region", REGIONS)
     name = body.get("name")
     if name is not None:
         name = v.string(name, "name", max_len=NAME_MAX)
-    made = control.new_account(region, name)
+    made = call.control.new_account(region, name)
     account = made.account
     return json_response(
         {
@@ -121,13 +111,3 @@ async def new_account(request: Request, control: Control) -> Response:
         },
         status=201,
     )
-
-
-def scenario_routes() -> list[BaseRoute]:
-    return [
-        Route("/_mock/scenarios", load, methods=["POST"]),
-        Route("/_mock/scenarios", list_scenarios, methods=["GET"]),
-        Route("/_mock/scenarios", unload, methods=["DELETE"]),
-        Route("/_mock/requests", requests, methods=["GET"]),
-        Route("/_mock/accounts", new_account, methods=["POST"]),
-    ]

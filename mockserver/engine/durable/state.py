@@ -20,10 +20,10 @@ from mockserver.core.clock import Clock, RealClock
 from mockserver.core.config import Settings
 from mockserver.core.errors import StateDirError
 from mockserver.core.resources import default_seed_path
-from mockserver.core.state_dir import StateDir
-from mockserver.core.wal import LogDamaged, LogWriter, read_log, truncate_torn
-from mockserver.core.wal_records import Begin, Record, RecordError, decode, encode
-from mockserver.engine.sandbox import make_clock
+from mockserver.engine.clocks import make_clock
+from mockserver.engine.durable.records import Begin, Record, RecordError, decode, encode
+from mockserver.engine.durable.state_dir import StateDir
+from mockserver.engine.durable.wal import LogDamaged, LogWriter, read_log, truncate_torn
 
 if TYPE_CHECKING:
     from mockserver.engine.sandbox import Sandbox

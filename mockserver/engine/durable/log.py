@@ -2,7 +2,7 @@
 
 The sandbox is deterministic: ids, timestamps, hashes and signatures come from seeded streams
 and the mock clock. So its state is the seed plus its inputs in order, and a log of the inputs
-is enough to rebuild it. The inputs (`core/wal_records.py`) are every HTTP request (reads too:
+is enough to rebuild it. The inputs (`records.py`) are every request (reads too:
 each draws a request id and counts in the rate windows and the journal), the real clock reaching
 a timer with no request to run it, and what each webhook delivery attempt found.
 
@@ -12,8 +12,8 @@ The rule, for every input:
    a time, so the log's order is the order they changed it), the real clock's wall reading is
    pinned (`Clock.pin`: the mock clock reads the same time all through the input, as replay
    will) and the record is queued for the log;
-2. the app runs the input (due timers first and last, at this point of the log), its response
-   is held back, and the lock is released;
+2. the pipeline runs the input (due timers first and last, at this point of the log), its
+   response is held back, and the lock is released;
 3. the response is sent once the log is on disk up to and including the record: flushes (one
    `write` of the queued records, one `fdatasync`) run one at a time in a thread, each covering
    every record queued before it starts (group commit). A flush that fails fails the log for
@@ -29,7 +29,10 @@ process died has no outcome in the log: after a restart it is sent again (at lea
 Requests that wait for webhook attempts (clock moves, `/_mock/webhooks/wait`) take the lock
 only when no attempt is under way, so every attempt they await is one they started.
 
-`durable_replay.py` replays the log at start; `compact` turns the state into a checkpoint and
+Requests the sandbox makes to itself inside a request (a trigger's recipe) are part of that
+input: they run inside it, through the pipeline, not through this log.
+
+`replay.py` replays the log at start; `compact` turns the state into a checkpoint and
 starts a new log once the log outgrows `Settings.state_log_max`.
 """
 
@@ -41,45 +44,37 @@ import logging
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
 from mockserver.core.errors import SnapshotError, StateDirError
 from mockserver.core.scheduler import TICK
-from mockserver.core.wal import LogFailed
-from mockserver.core.wal_records import Outcome, Record, Request, Tick, encode
-from mockserver.engine.calls import MAX_BODY
-from mockserver.engine.durable_state import Opened, checkpoint_functions, start_generation
+from mockserver.engine.durable.inputs import SETTLING, body_cap, request_record, with_body
+from mockserver.engine.durable.records import Outcome, Record, Tick, encode
+from mockserver.engine.durable.replay import Replayer, replay
+from mockserver.engine.durable.state import Opened, checkpoint_functions, start_generation
+from mockserver.engine.durable.wal import LogFailed
 from mockserver.engine.envelope import envelope_bytes
+from mockserver.engine.request import BodyReader, Request, Response
 from mockserver.webhooks.deliveries import Attempt
 
 if TYPE_CHECKING:
     from mockserver.engine.sandbox import Sandbox
-    from mockserver.web.durable_replay import Replayer
 
 log = logging.getLogger("mockserver")
-
-# Requests that await webhook attempts: they take the lock only when none is under way.
-SETTLING = frozenset(
-    {"/_mock/clock/advance", "/_mock/clock/set", "/_mock/webhooks/wait", "/_mock/ui/clock/advance"}
-)
 
 Checkpointer = Callable[["Sandbox"], bytes]  # the whole state as one file
 
 
 class Durability:
-    """The durable layer around the pipeline, the owner of DIR's log while the server runs."""
+    """The owner of DIR's log while the server runs: every input goes through `serve`."""
 
     def __init__(
         self,
-        inner: ASGIApp,
         sandbox: Sandbox,
         opened: Opened,
         *,
         log_max: int,
         checkpointer: Checkpointer | None = None,
     ) -> None:
-        self.inner = inner
-        self.app: ASGIApp = inner  # the whole app, for the scopes of replayed requests
+        self.inner = sandbox.pipeline.serve
         self.sandbox = sandbox
         self.store = sandbox.store
         self.clock = sandbox.store.clock
@@ -98,40 +93,38 @@ class Durability:
 
     # -- requests ------------------------------------------------------------------------
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = await read_whole(receive)
-        if body is None:
-            return  # the client left before its body arrived: not an input
-        settling = scope["path"] in SETTLING
+    async def serve(self, request: Request, reader: BodyReader | None = None) -> Response:
+        """A request as an input of the log: answered once it is on disk. Raises
+        Disconnected when the client left before its body arrived (not an input)."""
+        if reader is not None:
+            request = with_body(request, await reader(body_cap(request.path)))
+        settling = request.path in SETTLING
         await self._acquire(settling)
-        held: list[Message] = []
+        response: Response | None = None
         try:
             wall = self.clock.pin()
-            self._append(request_record(wall, scope, body))
+            self._append(request_record(wall, request))
             self.holder, self.settling = self.seq, settling
-            await self.run_request(scope, body, _collector(held))
+            response = await self.run_request(request)
             end = self.opened.writer.written  # the request and the outcomes it awaited
         except LogFailed as error:
-            await self._refuse(send, error, held)
-            return
+            return self._refuse(error, response)
         finally:
             self._release()
         try:
             await self.opened.writer.sync(end)
         except LogFailed as error:
-            await self._refuse(send, error, held)
-            return
-        for message in held:
-            await send(message)
+            return self._refuse(error, response)
         if self.opened.writer.size > self.log_max and self.checkpointer is not None:
             self._start_compaction()
+        return response
 
-    async def run_request(self, scope: Scope, body: bytes, send: Send) -> None:
-        """One request as an input: due timers, the app, due timers (live and in replay)."""
+    async def run_request(self, request: Request) -> Response:
+        """One request as an input: due timers, the pipeline, due timers (live and replay)."""
         scheduler = self.store.scheduler
         scheduler.run_due()
         try:
-            await self.inner(scope, _body_receive(body), send)
+            return await self.inner(request)
         finally:
             scheduler.run_due()
 
@@ -145,15 +138,13 @@ class Durability:
                 return
             self.lock.release()
 
-    async def _refuse(self, send: Send, error: LogFailed, held: list[Message]) -> None:
+    def _refuse(self, error: LogFailed, answered: Response | None) -> Response:
         """The answer to a request the log could not keep: a 500 that says why (the request
         id is the one the request drew, if it ran). The server logs the failure once."""
         if not self.told_failure:
             self.told_failure = True
             log.error("%s; no request is answered until the server is restarted", error)
-        request_id = ""
-        if held and held[0]["type"] == "http.response.start":
-            request_id = dict(held[0]["headers"]).get(b"x-request-id", b"").decode()
+        request_id = "" if answered is None else answered.header("x-request-id") or ""
         message = (
             "The sandbox's state directory cannot be written, so this request was not kept; "
             "restart the server once it can be."
@@ -161,8 +152,7 @@ class Durability:
         body = envelope_bytes("api_error", message, None, request_id)
         length = str(len(body)).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", length)]
-        await send({"type": "http.response.start", "status": 500, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        return Response(500, headers, body)
 
     def _release(self) -> None:
         self.holder, self.settling = 0, False
@@ -276,8 +266,6 @@ class Durability:
     ) -> AsyncIterator[None]:
         """The lifespan: replay DIR's log, then serve (with the durable ticker on a real clock),
         and make the log durable at shutdown."""
-        from mockserver.web.durable_replay import replay
-
         await replay(self)
         ticker = None
         if self.clock.mode == "real":
@@ -308,66 +296,10 @@ def _outcome(within: int, wall: float, delivery_id: str, number: int, attempt: A
     )
 
 
-def request_record(wall: float, scope: Scope, body: bytes) -> Request:
-    """The log's record of a request as the app is about to receive it."""
-    client, server = scope.get("client"), scope.get("server")
-    return Request(
-        wall,
-        scope["method"],
-        scope.get("scheme", "http"),
-        scope["path"],
-        scope.get("raw_path") or scope["path"].encode(),
-        scope.get("query_string", b""),
-        tuple((bytes(k), bytes(v)) for k, v in scope.get("headers", ())),
-        (client[0], client[1]) if client else None,
-        (server[0], server[1] or 0) if server else None,
-        body,
-    )
-
-
-async def read_whole(receive: Receive) -> bytes | None:
-    """The request body (past MAX_BODY, its first MAX_BODY + 1 bytes: the app refuses it with
-    413 the same way), or None when the client disconnected first."""
-    chunks: list[bytes] = []
-    size = 0
-    while size <= MAX_BODY:
-        message = await receive()
-        if message["type"] != "http.request":
-            return None
-        chunk = message.get("body", b"")
-        chunks.append(chunk)
-        size += len(chunk)
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)[: MAX_BODY + 1]
-
-
-def _body_receive(body: bytes) -> Receive:
-    """A receive that gives `body` in one message, then a disconnect (in the live run and in a
-    replay alike)."""
-    given = False
-
-    async def receive() -> Message:
-        nonlocal given
-        if given:
-            return {"type": "http.disconnect"}
-        given = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return receive
-
-
-def _collector(held: list[Message]) -> Send:
-    async def send(message: Message) -> None:
-        held.append(message)
-
-    return send
-
-
-def make_durable(app: Any, sandbox: Sandbox, opened: Opened) -> Durability:
-    """Make `app` (a `MockApp` just built on `opened`'s clock) durable: load DIR's checkpoint
-    now (StateDirError if it does not load), replay its log in the lifespan, log every input
-    from then on."""
+def make_durable(sandbox: Sandbox, opened: Opened) -> Durability:
+    """Make `sandbox` (just built on `opened`'s clock) durable: load DIR's checkpoint now
+    (StateDirError if it does not load), replay its log when it starts running, log every
+    input from then on."""
     settings = sandbox.settings
     checkpoint, load = checkpoint_functions()
     if opened.checkpoint is not None:
@@ -377,15 +309,4 @@ def make_durable(app: Any, sandbox: Sandbox, opened: Opened) -> Durability:
         except SnapshotError as error:
             path = str(opened.state.path / "checkpoint")
             raise StateDirError(path, f"the checkpoint cannot be loaded: {error}") from None
-    durability = Durability(
-        app.http,
-        sandbox,
-        opened,
-        log_max=settings.state_log_max,
-        checkpointer=checkpoint,
-    )
-    durability.app = app
-    app.http = durability
-    app.router.lifespan_context = lambda _: durability.running(sandbox.running())
-    app.state.durability = durability
-    return durability
+    return Durability(sandbox, opened, log_max=settings.state_log_max, checkpointer=checkpoint)

@@ -11,12 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from mockserver.core import wal
 from mockserver.core.errors import StateDirError
-from mockserver.core.fsync_process import FsyncProcess
-from mockserver.core.state_dir import StateDir
-from mockserver.core.wal import MAGIC, LogDamaged, LogFailed, LogWriter, read_log, truncate_torn
-from mockserver.core.wal_records import (
+from mockserver.engine.durable import wal
+from mockserver.engine.durable.fsync_process import FsyncProcess
+from mockserver.engine.durable.records import (
     Begin,
     Outcome,
     Record,
@@ -25,6 +23,15 @@ from mockserver.core.wal_records import (
     Tick,
     decode,
     encode,
+)
+from mockserver.engine.durable.state_dir import StateDir
+from mockserver.engine.durable.wal import (
+    MAGIC,
+    LogDamaged,
+    LogFailed,
+    LogWriter,
+    read_log,
+    truncate_torn,
 )
 
 RECORDS: list[Record] = [

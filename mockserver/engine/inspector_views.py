@@ -16,9 +16,11 @@ import orjson
 
 from mockserver.audit.chain import first_broken_link
 from mockserver.core.clock import format_ts
+from mockserver.domain import validation as v
 from mockserver.domain.models import DOCUMENT_STATUSES, Document, Workflow
 from mockserver.domain.store import Store, World
 from mockserver.engine.journal import Entry, Journal
+from mockserver.webhooks.deliveries import DELIVERY_STATUSES as DELIVERY_STATUSES
 from mockserver.webhooks.deliveries import delivery_view
 from mockserver.webhooks.delivery import DeliveryEngine
 
@@ -255,3 +257,8 @@ def audit_chains(store: Store) -> list[dict[str, Any]]:
                 }
             )
     return chains
+
+
+def delivery_status(status: str) -> str:
+    """A delivery status filter, or 422 naming the ones there are."""
+    return str(v.choice(status, "status", DELIVERY_STATUSES))

@@ -26,7 +26,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from mockserver.core.fsync_process import FsyncProcess, sync_here
+from mockserver.engine.durable.fsync_process import FsyncProcess, sync_here
 
 MAGIC = b"mockserver-log/1\n"
 FRAME = struct.Struct(">II")  # payload length, CRC-32 of the payload

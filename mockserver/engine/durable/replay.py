@@ -1,14 +1,12 @@
-"""Replaying a durable sandbox's log at start, through the app itself.
+"""Replaying a durable sandbox's log at start.
 
-Why here, in the web layer: what a request does to the state starts in the pipeline (the
-request id, the journal entry, the rate windows, idempotency keys, the region routing), so a
-recorded request is run again exactly as it ran the first time: as ASGI, through the same
-pipeline, with the mock clock's wall reading pinned to the recorded one and its response
-thrown away.
+A recorded request is run again exactly as it ran the first time: through the same pipeline
+(the request id, the journal entry, the rate windows, idempotency keys, the region routing),
+with the mock clock's wall reading pinned to the recorded one and its response thrown away.
 
 Records are replayed in log order, each as the live run ran it (`Durability.run_request`):
 
-- a request runs through the app;
+- a request runs through the pipeline;
 - a tick runs the timers due at its time;
 - a webhook attempt's outcome is given to the delivery engine in place of HTTP: an attempt
   awaited inside a replayed clock move takes its outcome when the move reaches it (in the
@@ -26,13 +24,11 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from starlette.types import Message, Scope
-
-from mockserver.core.wal_records import Outcome, Request, Tick
-from mockserver.web.durable import SETTLING
+from mockserver.engine.durable.inputs import SETTLING, request_of
+from mockserver.engine.durable.records import Outcome, Request, Tick
 
 if TYPE_CHECKING:
-    from mockserver.web.durable import Durability
+    from mockserver.engine.durable.log import Durability
 
 log = logging.getLogger("mockserver")
 
@@ -132,7 +128,6 @@ async def replay(durability: Durability) -> None:
         return
     replayer = durability.replayer = Replayer(list(records))
     clock, scheduler = durability.clock, durability.store.scheduler
-    app = durability.app
     try:
         for seq, record in enumerate(records, start=2):
             if isinstance(record, Request):
@@ -141,7 +136,7 @@ async def replay(durability: Durability) -> None:
                 replayer.enter(seq, settling)
                 durability.holder, durability.settling = seq, settling
                 try:
-                    await durability.run_request(_scope(record, app), record.body, _discard)
+                    await durability.run_request(request_of(record))
                 except Exception:
                     log.exception("replay: record %d (%s) failed", seq, record.path)
                 finally:
@@ -163,26 +158,3 @@ async def replay(durability: Durability) -> None:
         if sent:
             log.warning("replay: %d webhook attempt(s) had no logged outcome; sending again", sent)
     await asyncio.sleep(0)
-
-
-def _scope(record: Request, app: object) -> Scope:
-    return {
-        "type": "http",
-        "asgi": {"version": "3.0", "spec_version": "2.3"},
-        "http_version": "1.1",
-        "method": record.method,
-        "scheme": record.scheme,
-        "path": record.path,
-        "raw_path": record.raw_path,
-        "root_path": "",
-        "query_string": record.query_string,
-        "headers": [(k, v) for k, v in record.headers],
-        "client": record.client,
-        "server": record.server,
-        "state": {},
-        "app": app,
-    }
-
-
-async def _discard(message: Message) -> None:
-    return None

@@ -1,0 +1,88 @@
+"""What every `/_mock` endpoint is given: the request, its path parameters and query, its body
+as JSON or bytes, and the sandbox it steers; and the admin token's guard.
+
+The control plane reads its body as JSON whatever the Content-Type says (curl's `-d` declares
+JSON as a form, and the control plane takes no forms). With `--admin-token`, every call must
+carry `X-Mock-Admin-Token`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from mockserver.core.errors import AuthenticationError, PayloadTooLarge
+from mockserver.core.secrets import same_secret
+from mockserver.engine.reading import MAX_BODY, check_json_head, parse_json_object, query_pairs
+from mockserver.engine.request import Request, Response
+from mockserver.engine.routing import Route
+
+if TYPE_CHECKING:
+    from mockserver.engine.control import Control
+    from mockserver.engine.pipeline import Turn
+    from mockserver.engine.sandbox import Sandbox
+
+Endpoint = Callable[["ControlCall"], Awaitable[Response]]
+
+
+class ControlCall:
+    """One control-plane request."""
+
+    __slots__ = ("_query", "params", "sandbox", "turn")
+
+    def __init__(self, sandbox: Sandbox, turn: Turn, params: dict[str, Any]) -> None:
+        self.sandbox = sandbox
+        self.turn = turn
+        self.params = params
+        self._query: dict[str, str] | None = None
+
+    @property
+    def request(self) -> Request:
+        return self.turn.request
+
+    @property
+    def control(self) -> Control:
+        return self.sandbox.control
+
+    @property
+    def query(self) -> dict[str, str]:
+        """The query's parameters (the last value of a repeated name)."""
+        if self._query is None:
+            self._query = dict(query_pairs(self.turn.request.query))
+        return self._query
+
+    async def body(self) -> bytes:
+        """The body as sent (its first bytes past the size limit)."""
+        return await self.turn.body(MAX_BODY)
+
+    async def json(self) -> dict[str, Any]:
+        """The body as a JSON object: 413 past the size limit, 400 when absent or not an
+        object."""
+        check_json_head(self.turn.request.headers, MAX_BODY, any_content_type=True)
+        return parse_json_object(await self.turn.body(MAX_BODY), MAX_BODY)
+
+    async def raw(self, max_bytes: int) -> bytes:
+        """The body as bytes; 413 past `max_bytes`."""
+        data = await self.turn.body(max_bytes)
+        if len(data) > max_bytes:
+            raise PayloadTooLarge(f"Request body exceeds the limit of {max_bytes} bytes.")
+        return data
+
+
+def check_admin_token(admin_token: str | None, given: str) -> None:
+    """401 unless no admin token is set or `given` is it (compared in constant time)."""
+    if admin_token is not None and not same_secret(given, admin_token):
+        raise AuthenticationError(
+            "The /_mock control plane needs a valid X-Mock-Admin-Token header."
+        )
+
+
+def guarded(sandbox: Sandbox, methods: list[str], path: str, endpoint: Endpoint) -> Route:
+    """The route of a control-plane endpoint, behind the admin token."""
+    token = sandbox.settings.admin_token
+
+    async def serve(turn: Turn, params: dict[str, Any]) -> Response:
+        check_admin_token(token, turn.request.text_header("x-mock-admin-token"))
+        return await endpoint(ControlCall(sandbox, turn, params))
+
+    return Route(methods, path, serve)

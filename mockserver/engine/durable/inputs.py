@@ -1,0 +1,64 @@
+"""The inputs of a durable sandbox's log as requests: what a record keeps of a request, the
+request a record gives back, how much of a body is read, which requests await webhooks."""
+
+from __future__ import annotations
+
+from mockserver.engine.control_plane.snapshots import UPLOAD_MAX
+from mockserver.engine.durable import records
+from mockserver.engine.reading import MAX_BODY
+from mockserver.engine.request import Request
+
+# Requests that await webhook attempts: they take the lock only when none is under way.
+SETTLING = frozenset(
+    {"/_mock/clock/advance", "/_mock/clock/set", "/_mock/webhooks/wait", "/_mock/ui/clock/advance"}
+)
+
+
+def body_cap(path: str) -> int:
+    """How much of a body a request to `path` reads at most: past that the request is
+    refused with 413 (the log keeps one byte more, as the pipeline read it)."""
+    return UPLOAD_MAX if path == "/_mock/snapshots/upload" else MAX_BODY
+
+
+def request_record(wall: float, request: Request) -> records.Request:
+    """The log's record of a request as the pipeline is about to receive it."""
+    return records.Request(
+        wall,
+        request.method,
+        request.scheme,
+        request.path,
+        request.path.encode(),
+        request.query,
+        tuple(request.headers),
+        request.client,
+        (request.server[0], request.server[1] or 0) if request.server else None,
+        request.body,
+    )
+
+
+def request_of(record: records.Request) -> Request:
+    """The request a record of the log holds, to run again."""
+    return Request.of(
+        record.method,
+        record.path,
+        list(record.headers),
+        record.query_string,
+        record.body,
+        record.client,
+        record.scheme,
+        record.server,
+    )
+
+
+def with_body(request: Request, body: bytes) -> Request:
+    return Request.of(
+        request.method,
+        request.path,
+        request.headers,
+        request.query,
+        body,
+        request.client,
+        request.scheme,
+        request.server,
+        request.root_path,
+    )

@@ -1,0 +1,226 @@
+"""Every step of a request, in the order the real service takes them: the one path from a
+`Request` to its `Response`.
+
+For every request: a journal entry (API requests only: reading the journal through `/_mock`
+must not change it; the path as sent, bodies before any compression), timers that fell due,
+the region from a `/us/v1` or `/eu/v1` prefix (stripped, so one route table serves all three
+base URLs) or a regional host, the `req_` request id, then for API requests the rate limits
+and the credential (`traffic.py`), the query's form, an `Idempotency-Key`'s hold, replay or
+refusal (`kept_responses.py`), loaded scenarios' rules (`faults.py`), and the handler the
+router finds. Every answer gets `X-Request-Id`, the rate-limit headers and `Date` (the mock
+clock's second when the request came in), and any error the envelope: an ApiError as itself,
+anything else as a logged 500 `api_error`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from time import perf_counter
+from typing import TYPE_CHECKING, Any
+
+from mockserver.core.clock import http_date
+from mockserver.core.errors import ApiError, InternalError
+from mockserver.domain.auth import Principal
+from mockserver.engine.answers import error_response
+from mockserver.engine.explain import Refusal, header_value, refusal, replayed, wants_header
+from mockserver.engine.faults import apply_rules
+from mockserver.engine.journal import Entry, Journal
+from mockserver.engine.kept_responses import REPLAYED, Replay, Ticket, claim, unpack_response
+from mockserver.engine.reading import check_query, credential_headers, routed_region, split_region
+from mockserver.engine.request import BodyReader, Disconnected, HeaderLines, Request, Response
+from mockserver.engine.routing import Router
+from mockserver.engine.traffic import Admission, Traffic
+
+if TYPE_CHECKING:
+    from mockserver.domain.store import Store
+    from mockserver.scenarios.engine import ScenarioEngine
+
+log = logging.getLogger("mockserver")
+
+CONTROL_PLANE = "/_mock"
+
+
+class Turn:
+    """One request on its way through the pipeline, and what the steps learn about it.
+
+    `path`: without the regional prefix; `region`: routed (`us`, `eu`, or None for the
+    account's default); `principal`: the caller the rate limits resolved; `parsed_body`: the
+    body's bytes and object when the idempotency fingerprint parsed it; `operation`: the
+    permission the operation required (None until one ran); `rule`: the scenario rule that
+    answered; `explain`: why the request was refused (see engine.explain)."""
+
+    __slots__ = (
+        "_body",
+        "_reader",
+        "entry",
+        "explain",
+        "operation",
+        "parsed_body",
+        "path",
+        "principal",
+        "region",
+        "request",
+        "request_id",
+        "rule",
+    )
+
+    def __init__(
+        self,
+        request: Request,
+        path: str,
+        request_id: str,
+        reader: BodyReader | None,
+        entry: Entry | None,
+    ) -> None:
+        self.request = request
+        self.path = path
+        self.request_id = request_id
+        self.entry = entry
+        self.region: str | None = None
+        self.principal: Principal | None = None
+        self.parsed_body: tuple[bytes, dict[str, Any]] | None = None
+        self.operation: str | None = None
+        self.rule: str | None = None
+        self.explain: Refusal | None = None
+        self._reader = reader
+        self._body: bytes | None = None
+
+    async def body(self, cap: int) -> bytes:
+        """The request body: at most `cap` + 1 bytes of it when it arrives now (more than
+        `cap` means it is too large); read once, and written to the journal as read."""
+        if self._body is None:
+            reader = self._reader
+            body = self.request.body if reader is None else await reader(cap)
+            self._body = body
+            if self.entry is not None:
+                self.entry.add_request_body(body)
+        return self._body
+
+
+Dispatch = Callable[[Turn], Awaitable[Response]]
+
+
+class Pipeline:
+    """The steps around a sandbox's handlers (`dispatch`: the router's)."""
+
+    def __init__(
+        self,
+        store: Store,
+        scenarios: ScenarioEngine,
+        router: Router,
+        dispatch: Dispatch,
+        journal: Journal | None,
+    ) -> None:
+        self.store = store
+        self.scenarios = scenarios
+        self.router = router
+        self.dispatch = dispatch
+        self.journal = journal
+        self.traffic = Traffic(store, scenarios.forced_rate_limit)
+
+    async def serve(self, request: Request, reader: BodyReader | None = None) -> Response:
+        """The answer to `request` (its body from `reader` when given, else `request.body`).
+        Raises Disconnected when the client left before its body arrived."""
+        store = self.store
+        entry: Entry | None = None
+        if self.journal is not None and not request.path.startswith(CONTROL_PLANE):
+            query = request.query.decode("latin-1")
+            seen = tuple(request.headers)
+            entry = self.journal.open(store.clock.now(), request.method, request.path, query, seen)
+            started = perf_counter()
+        path_region, path = split_region(request.path)
+        store.scheduler.run_due()  # real clock: timers that fell due since the last request
+        request_id = store.request_ids.new("req_")
+        turn = Turn(request, path, request_id, reader, entry)
+        date = (b"date", http_date(store.clock.now()))
+        ticket: Ticket | None = None
+        rate_headers: HeaderLines = []
+        try:
+            try:
+                admission: Admission | None = None
+                if not path.startswith(CONTROL_PLANE):
+                    authorization, keys = credential_headers(request.headers)
+                    client = request.client[0] if request.client else ""
+                    admission = self.traffic.admit(
+                        authorization, keys, request.method, path, client
+                    )
+                    turn.principal = admission.principal
+                    if admission.refusal is not None:
+                        turn.rule = admission.rule
+                        raise admission.refusal
+                    rate_headers = admission.headers
+                check_query(request.query)
+                turn.region = routed_region(request.headers, request.method, path, path_region)
+                if admission is not None and admission.idempotency_keys and admission.principal:
+                    claimed, parsed = await claim(
+                        self.traffic,
+                        admission.principal,
+                        admission.idempotency_keys,
+                        request.method,
+                        turn.region,
+                        path,
+                        request.headers,
+                        turn.body,
+                    )
+                    if isinstance(parsed, dict):
+                        turn.parsed_body = (turn._body or b"", parsed)
+                    if isinstance(claimed, Replay):
+                        return self._replay(turn, claimed, rate_headers, date)
+                    ticket = claimed
+                if self.scenarios.active and path.startswith("/v1"):
+                    response = await apply_rules(self.scenarios, turn, lambda: self.dispatch(turn))
+                else:
+                    response = await self.dispatch(turn)
+            except ApiError as error:
+                turn.explain = refusal(error, path)
+                if wants_header(request.headers):  # after what a key keeps: a replay never has it
+                    rate_headers = [*rate_headers, (b"x-mock-explain", header_value(turn.explain))]
+                response = error_response(error, request_id)
+            except Disconnected:
+                raise  # no one to answer
+            except Exception as error:
+                log.exception("unhandled error in %s %s (%s)", request.method, path, request_id)
+                del store.errors[:-99]  # keep the latest 100
+                store.errors.append(error)
+                internal = InternalError("An unexpected error occurred on the service side.")
+                turn.explain = refusal(internal, path)
+                if wants_header(request.headers):
+                    rate_headers = [*rate_headers, (b"x-mock-explain", header_value(turn.explain))]
+                response = error_response(internal, request_id)
+            headers = [*response.headers, (b"x-request-id", request_id.encode())]
+            if ticket is not None:
+                ticket.answered(turn.operation, response.status, headers, response.body)
+            headers += rate_headers
+            headers.append(date)
+            response.headers = headers
+            if entry is not None:
+                entry.status = response.status
+                entry.response_headers = tuple(headers)
+                entry.add_response_body(response.body, response.kept)
+            return response
+        finally:
+            if ticket is not None:
+                ticket.close()
+            if entry is not None:
+                entry.duration = perf_counter() - started
+                entry.rule = turn.rule
+                entry.explain = turn.explain
+
+    @staticmethod
+    def _replay(
+        turn: Turn, kept: Replay, rate_headers: HeaderLines, date: tuple[bytes, bytes]
+    ) -> Response:
+        """A kept response answered again: as it was sent (X-Request-Id included), then this
+        request's rate-limit headers, `Idempotent-Replayed` and its own `Date`."""
+        status, headers, body = unpack_response(kept.response)
+        headers = [*headers, *rate_headers, REPLAYED]
+        if status >= 400 and wants_header(turn.request.headers):
+            headers.append((b"x-mock-explain", header_value(replayed(status, body, turn.path))))
+        headers.append(date)
+        entry = turn.entry
+        if entry is not None:
+            entry.status = status
+            entry.response_headers = tuple(headers)
+            entry.add_response_body(body)
+        return Response(status, headers, body)

@@ -1,0 +1,208 @@
+"""The sandbox's request and response: what `Sandbox.handle` takes and gives, with no server.
+
+A `Request` is what a client sent, as values: the method, the path (decoded, as an HTTP server
+gives it), the header lines, the raw query string, the whole body and the client's address. A
+`Response` is the status, the header lines and the whole body the sandbox answers. The HTTP
+server (`mockserver.web`) only turns ASGI into a `Request` and a `Response` back into ASGI; a
+durable sandbox logs `Request` values and replays them.
+
+`BodyReader` is how the HTTP layer hands over a body that is still arriving: the sandbox reads
+it when the request's turn comes (an idempotency key is held first, as the real service holds
+it while a slow upload arrives). `Request.body` is used when no reader is given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Iterable
+from ipaddress import AddressValueError, IPv6Address
+from typing import Any, final
+from urllib.parse import urlunsplit
+
+HeaderLines = list[tuple[bytes, bytes]]  # (name lowercase, value), in the order sent
+
+# Reads the body: at most `cap` + 1 bytes (more than `cap` means: too large), or raises
+# Disconnected when the client leaves first.
+BodyReader = Callable[[int], Awaitable[bytes]]
+
+
+class Disconnected(Exception):
+    """The client went away before its request's body arrived: there is no one to answer."""
+
+
+_HOST = re.compile(
+    r"^(?P<host>[a-z0-9._~%!$&'()*+,;=-]+|\[(?:(?P<ipv6>[a-f0-9]*:[a-f0-9.:]+)|"
+    r"(?-i:v)[a-f0-9]+\.[a-z0-9._~!$&'()*+,;=:-]+)\])(?::(?P<port>[0-9]+))?$",
+    re.IGNORECASE,
+)
+
+
+def _authority(host: bytes | None) -> str | None:
+    """The host and port of a Host header, or None when it is absent or not a valid one."""
+    if host is None:
+        return None
+    found = _HOST.fullmatch(host.decode("latin-1"))
+    if found is None:
+        return None
+    if found["ipv6"] is not None:
+        try:
+            IPv6Address(found["ipv6"])
+        except AddressValueError:
+            return None
+    port = found["port"]
+    if port is not None and (len(port.lstrip("0")) > 5 or int(port.lstrip("0") or "0") > 65535):
+        return None
+    return found["host"] if port is None else f"{found['host']}:{port}"
+
+
+def _header_lines(headers: Iterable[Any]) -> HeaderLines:
+    """Header lines as (lowercase name, value) pairs of bytes, from bytes or str pairs."""
+    lines: HeaderLines = []
+    for name, value in headers:
+        raw_name = name.encode("latin-1") if isinstance(name, str) else bytes(name)
+        raw_value = value.encode("latin-1") if isinstance(value, str) else bytes(value)
+        lines.append((raw_name.lower(), raw_value))
+    return lines
+
+
+@final
+class Request:
+    """One request to the sandbox.
+
+    `path` is decoded and without the query; `query` is the raw query string (`a=1&b=2`, str
+    or bytes); `headers` are (name, value) pairs (str or bytes; names are compared lowercase);
+    `client` is the peer's address. `scheme`, `server` and `root_path` say where the request
+    came to, for the links an answer carries (as an ASGI server reports them).
+    """
+
+    __slots__ = (
+        "body",
+        "client",
+        "headers",
+        "method",
+        "path",
+        "query",
+        "root_path",
+        "scheme",
+        "server",
+    )
+
+    def __init__(
+        self,
+        method: str,
+        path: str,
+        *,
+        headers: Iterable[Any] = (),
+        query: str | bytes = b"",
+        body: bytes = b"",
+        client: str | tuple[str, int] | None = "127.0.0.1",
+        scheme: str = "http",
+        server: tuple[str, int | None] | None = None,
+        root_path: str = "",
+    ) -> None:
+        self.method = method.upper()
+        self.path = path
+        self.headers = _header_lines(headers)
+        self.query = query.encode("latin-1") if isinstance(query, str) else bytes(query)
+        self.body = bytes(body)
+        self.client: tuple[str, int] | None = (client, 0) if isinstance(client, str) else client
+        self.scheme = scheme
+        self.server = server
+        self.root_path = root_path
+
+    @classmethod
+    def of(
+        cls,
+        method: str,
+        path: str,
+        headers: HeaderLines,
+        query: bytes,
+        body: bytes,
+        client: tuple[str, int] | None,
+        scheme: str,
+        server: tuple[str, int | None] | None,
+        root_path: str = "",
+    ) -> Request:
+        """A request from values already in their final shape (the HTTP layer's fast path:
+        header lines as an ASGI server gives them, no copy)."""
+        request = cls.__new__(cls)
+        request.method = method
+        request.path = path
+        request.headers = headers
+        request.query = query
+        request.body = body
+        request.client = client
+        request.scheme = scheme
+        request.server = server
+        request.root_path = root_path
+        return request
+
+    def header(self, name: bytes) -> bytes | None:
+        """The value of the first `name` header (lowercase), or None."""
+        for key, value in self.headers:
+            if key == name:
+                return value
+        return None
+
+    def text_header(self, name: str, default: str = "") -> str:
+        """The first `name` header as text (`default` when absent)."""
+        value = self.header(name.encode("latin-1"))
+        return default if value is None else value.decode("latin-1")
+
+    def base_url(self) -> str:
+        """The URL the request came to, up to the API's root, without a trailing slash."""
+        return self.url_of(
+            self.root_path if self.root_path.endswith("/") else self.root_path + "/"
+        ).rstrip("/")
+
+    def url_of(self, path: str, query: bytes = b"") -> str:
+        """An absolute URL of `path` on the host the request came to, as an ASGI framework
+        builds it: the Host header when it is a valid one, else the server's address."""
+        path = path.replace("?", "%3F").replace("#", "%23").replace("\\", "%5C")
+        netloc = _authority(self.header(b"host"))
+        if netloc is None and self.server is not None:
+            name, port = self.server
+            if ":" in name and not name.startswith("["):
+                name = f"[{name}]"
+            default = {"http": 80, "https": 443}.get(self.scheme)
+            netloc = name if port == default else f"{name}:{port}"
+        text = query.decode("latin-1")
+        if netloc is not None:
+            return urlunsplit((self.scheme, netloc, path, text, ""))
+        if path.startswith("//"):  # without a host, `//` would read as an authority
+            path = "/%2F" + path[2:]
+        return f"{path}?{text}" if text else path
+
+    def __repr__(self) -> str:
+        query = f"?{self.query.decode('latin-1')}" if self.query else ""
+        return f"Request({self.method} {self.path}{query}, {len(self.body)} bytes)"
+
+
+@final
+class Response:
+    """The sandbox's answer: status, header lines (lowercase names, as bytes) and body."""
+
+    __slots__ = ("body", "headers", "kept", "status")
+
+    def __init__(self, status: int, headers: HeaderLines, body: bytes = b"") -> None:
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.kept = False  # the body is stored at its size already: the journal keeps it as is
+
+    def header(self, name: str) -> str | None:
+        """The first value of header `name` (any case), or None."""
+        wanted = name.lower().encode("latin-1")
+        for key, value in self.headers:
+            if key == wanted:
+                return value.decode("latin-1")
+        return None
+
+    def json(self) -> Any:
+        """The body parsed as JSON."""
+        import orjson
+
+        return orjson.loads(self.body)
+
+    def __repr__(self) -> str:
+        return f"Response({self.status}, {len(self.body)} bytes)"

@@ -1,0 +1,114 @@
+"""Finding a request's handler: the `/v1` operations, the `/_mock` control plane and the
+inspector's pages, in that order, with the answers an unknown URL gets.
+
+A route is a method set and a path template (`/v1/documents/{doc_id}`, `{seq:int}` for a
+number), matched as a whole path segment by segment. A GET route serves HEAD too. The first
+route whose path and method match serves the request. Otherwise: a path some route has with
+another method is 404 `not_found`; a path that some route has with its trailing slash added or
+removed is a 307 redirect there (the query kept); anything else is 404 `not_found`.
+
+`/v1` requests are found by a direct lookup (method, segment count, first segment after `/v1`)
+rather than a scan of every template; the scan answers what the lookup does not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from mockserver.core.errors import NotFound
+from mockserver.engine.request import Request, Response
+
+Params = dict[str, Any]
+Handler = Callable[[Any, Params], Awaitable[Response]]  # (the request's turn, path params)
+
+_PARAM = re.compile(r"{([a-zA-Z_][a-zA-Z0-9_]*)(?::(int|str))?}")
+_SAFE = ":/%#?=@[]!$&'()*+,;"  # what a redirect's Location leaves unquoted
+
+
+class Route:
+    """One method set on one path template, served by `handler`."""
+
+    __slots__ = ("handler", "methods", "pattern", "template", "typed")
+
+    def __init__(self, methods: Sequence[str], template: str, handler: Handler) -> None:
+        self.methods = frozenset({*methods, "HEAD"} if "GET" in methods else methods)
+        self.template = template
+        self.handler = handler
+        regex, self.typed = _compile(template)
+        self.pattern = re.compile(regex)
+
+    def match(self, path: str) -> Params | None:
+        """The path parameters if `path` is this route's, else None."""
+        found = self.pattern.match(path)
+        if found is None:
+            return None
+        params: Params = dict(found.groupdict())
+        for name in self.typed:
+            params[name] = int(params[name])
+        return params
+
+
+def _compile(template: str) -> tuple[str, tuple[str, ...]]:
+    regex, typed, at = "^", [], 0
+    for found in _PARAM.finditer(template):
+        regex += re.escape(template[at : found.start()])
+        name, kind = found.group(1), found.group(2)
+        regex += f"(?P<{name}>[0-9]+)" if kind == "int" else f"(?P<{name}>[^/]+)"
+        if kind == "int":
+            typed.append(name)
+        at = found.end()
+    return regex + re.escape(template[at:]) + "$", tuple(typed)
+
+
+class Router:
+    """Every route of a sandbox, and the direct lookup of its plain `/v1` ones."""
+
+    __slots__ = ("_buckets", "routes")
+
+    def __init__(self, routes: Sequence[Route]) -> None:
+        self.routes = list(routes)
+        self._buckets: dict[tuple[str, int, str], list[tuple[Any, Any, Route]]] = {}
+        for route in self.routes:
+            parts = route.template.split("/")
+            if parts[1] != "v1" or route.typed or parts[2].startswith("{"):
+                continue  # the control plane, typed parameters, a parameter first: scanned
+            literals = tuple((i, p) for i, p in enumerate(parts) if not p.startswith("{"))
+            names = tuple((i, p[1:-1]) for i, p in enumerate(parts) if p.startswith("{"))
+            for method in route.methods:
+                key = (method, len(parts), parts[2])
+                self._buckets.setdefault(key, []).append((literals, names, route))
+
+    def add(self, routes: Sequence[Route]) -> None:
+        """More routes, after those there are (the inspector's pages)."""
+        self.routes.extend(routes)
+
+    def find(self, method: str, path: str) -> tuple[Route, Params] | None:
+        """The route serving `method` on `path` and its parameters, or None."""
+        parts = path.split("/")
+        if len(parts) >= 3 and parts[1] == "v1":
+            for literals, names, route in self._buckets.get((method, len(parts), parts[2]), ()):
+                if all(parts[i] == text for i, text in literals):
+                    params = {name: parts[i] for i, name in names}
+                    if all(params.values()):
+                        return route, params
+        for route in self.routes:
+            if method in route.methods:
+                matched = route.match(path)
+                if matched is not None:
+                    return route, matched
+        return None
+
+    def unmatched(self, request: Request, path: str) -> Response:
+        """The answer to a request no route serves: 404, or a redirect to the path with its
+        trailing slash toggled when a route has that path."""
+        if path != "/" and not any(route.match(path) is not None for route in self.routes):
+            other = path.rstrip("/") if path.endswith("/") else path + "/"
+            if any(route.match(other) is not None for route in self.routes):
+                url = request.url_of(other, request.query)
+                location = quote(url, safe=_SAFE).encode("latin-1")
+                return Response(307, [(b"location", location), (b"content-length", b"0")])
+        shown = urlsplit(request.url_of(path)).path
+        raise NotFound(f"Unrecognized request URL ({request.method} {shown}).")

@@ -1,0 +1,90 @@
+"""The HTTP server's side of a sandbox: an ASGI request becomes a `Request`, the sandbox's
+`Response` becomes ASGI messages. Nothing here decides how the API behaves.
+
+The body is handed over as a reader, so the sandbox reads it when the request's turn comes (a
+keyed POST holds its key while a slow body arrives). Compression is the one thing added on the
+way out: Starlette's GZipMiddleware, for clients that accept gzip (and `Vary: Accept-Encoding`
+on large answers to those that do not), after the journal has seen the body as the sandbox
+answered it.
+"""
+
+from __future__ import annotations
+
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.types import Message, Receive, Scope, Send
+
+from mockserver.engine.request import BodyReader, Disconnected, HeaderLines, Request
+from mockserver.engine.sandbox import Sandbox
+
+
+def body_reader(receive: Receive) -> BodyReader:
+    """A reader of the body `receive` gives: at most `cap` + 1 bytes, or Disconnected."""
+
+    async def read(cap: int) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                raise Disconnected()
+            chunk: bytes = message.get("body", b"")
+            if chunk:
+                size += len(chunk)
+                chunks.append(chunk)
+                if size > cap:
+                    break
+            if not message.get("more_body", False):
+                break
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    return read
+
+
+def request_of(scope: Scope) -> Request:
+    """The sandbox's request for an ASGI HTTP scope (its body read apart)."""
+    headers = scope.get("headers") or []
+    if type(headers) is not list:
+        headers = list(headers)
+    lines: HeaderLines = headers
+    for name, value in headers:
+        if type(name) is not bytes or type(value) is not bytes:
+            lines = [(bytes(n), bytes(v)) for n, v in headers]
+            break
+    client = scope.get("client")
+    server = scope.get("server")
+    return Request.of(
+        scope["method"],
+        scope["path"],
+        lines,
+        scope.get("query_string", b""),
+        b"",
+        (client[0], client[1]) if client else None,
+        scope.get("scheme", "http"),
+        (server[0], server[1]) if server else None,
+        scope.get("root_path", ""),
+    )
+
+
+class Adapter:
+    """The ASGI app of one sandbox's HTTP requests."""
+
+    def __init__(self, sandbox: Sandbox, *, minimum_size: int, compresslevel: int) -> None:
+        self.sandbox = sandbox
+        self.gzip = GZipMiddleware(self.serve, minimum_size, compresslevel)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.gzip(scope, receive, send)
+
+    async def serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """One request, answered whole (a client that left mid-body gets nothing)."""
+        try:
+            response = await self.sandbox.handle(request_of(scope), body=body_reader(receive))
+        except Disconnected:
+            return
+        start: Message = {
+            "type": "http.response.start",
+            "status": response.status,
+            "headers": response.headers,
+        }
+        await send(start)
+        await send({"type": "http.response.body", "body": response.body})

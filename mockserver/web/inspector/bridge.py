@@ -1,0 +1,62 @@
+"""The inspector's pages as routes of the sandbox: the sandbox finds and guards nothing of
+them but their paths; each is served by its Starlette endpoint from a scope made of the
+sandbox's request, and its Starlette response becomes the sandbox's `Response`."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request as StarletteRequest
+from starlette.responses import Response as StarletteResponse
+from starlette.types import Message
+
+from mockserver.engine.pipeline import Turn
+from mockserver.engine.reading import MAX_BODY
+from mockserver.engine.request import Request, Response
+from mockserver.engine.routing import Route
+
+Endpoint = Callable[[StarletteRequest], Awaitable[StarletteResponse]]
+ORIGIN = "mockserver.request"  # the scope's key of the sandbox's request (for triggers)
+
+
+def page_route(app: Any, methods: list[str], path: str, endpoint: Endpoint) -> Route:
+    """A sandbox route serving `endpoint` of the app `app`."""
+
+    async def serve(turn: Turn, params: dict[str, Any]) -> Response:
+        request = turn.request
+        body = await turn.body(MAX_BODY)
+        scope = _scope(app, request, turn.path, params)
+        given = False
+
+        async def receive() -> Message:
+            nonlocal given
+            if given:
+                return {"type": "http.disconnect"}
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        answer = await endpoint(StarletteRequest(scope, receive))
+        return Response(answer.status_code, list(answer.raw_headers), bytes(answer.body))
+
+    return Route(methods, path, serve)
+
+
+def _scope(app: Any, request: Request, path: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": request.method,
+        "scheme": request.scheme,
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": request.query,
+        "headers": request.headers,
+        "client": request.client,
+        "server": request.server,
+        "app": app,
+        "path_params": params,
+        ORIGIN: request,
+    }

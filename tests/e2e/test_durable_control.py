@@ -1,0 +1,91 @@
+"""Control-plane actions on a durable sandbox (`--state-dir`): a trigger, which makes requests
+to the sandbox from inside a request, answers and leaves the server answering; and what every
+control action did is there again after `kill -9` and a restart, audit chains intact."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.support.audit import all_events, verify
+from tests.support.cli import MOCKSERVER
+from tests.support.durable import DurableServer
+from tests.support.keys import auth
+
+SCENARIO = """\
+name: durable_rules
+rules:
+  - name: teapot
+    match: {method: GET, path: /v1/vaults/vault_teapot}
+    respond: {status: 418, body: {teapot: true}}
+"""
+
+
+def _ok(response: httpx.Response, status: int = 200) -> Any:
+    assert response.status_code == status, response.text
+    return response.json()
+
+
+def test_a_trigger_answers_and_the_server_keeps_answering(tmp_path: Path) -> None:
+    server = DurableServer(tmp_path / "state", "--clock", "frozen")
+    client = server.start()
+    try:
+        url = f"http://127.0.0.1:{server.port}"
+        before = [e for e in all_events(client) if e["type"] == "document.signed"]
+        # A deadlock must fail the test (the timeout raises), not hang the suite.
+        done = subprocess.run(
+            [*MOCKSERVER, "trigger", "document.signed", "--url", url],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "document.signed" in done.stdout
+        assert _ok(client.get("/v1/whoami"))["account_id"]
+        signed = [e for e in all_events(client) if e["type"] == "document.signed"]
+        assert len(signed) == len(before) + 1
+    finally:
+        server.stop()
+
+
+def test_every_control_action_survives_kill_9(tmp_path: Path) -> None:
+    server = DurableServer(tmp_path / "state", "--clock", "frozen")
+    client = server.start()
+    made = _ok(client.post("/_mock/accounts", json={"region": "eu", "name": "Kept"}), 201)
+    _ok(client.post("/_mock/documents/doc_mock_draft/legal_hold", json={"on": True}))
+    _ok(client.post("/_mock/scenarios", json={"yaml": SCENARIO, "source": "kept.yaml"}), 201)
+    triggered = _ok(client.post("/_mock/events/trigger", json={"type": "vault.created"}))
+    _ok(client.post("/_mock/clock/advance", json={"seconds": 3600}))
+    _ok(client.post("/_mock/snapshots", json={"name": "before"}), 201)
+    vault = _ok(client.post("/v1/vaults", json={"name": "After", "region": "us"}), 201)
+    _ok(client.post("/_mock/snapshots/before/restore"))
+    clock = _ok(client.get("/_mock/clock"))
+    server.kill()
+
+    client = server.start()
+    try:
+        mine = httpx.Client(
+            base_url=f"http://127.0.0.1:{server.port}", headers=auth(made["keys"]["full"])
+        )
+        with mine:
+            assert _ok(mine.get("/v1/whoami"))["account_id"] == made["id"]
+        assert _ok(client.get("/v1/documents/doc_mock_draft"))["legal_hold"] is True
+        teapot = client.get("/v1/vaults/vault_teapot")
+        assert teapot.status_code == 418
+        assert teapot.json() == {"teapot": True}
+        loaded = _ok(client.get("/_mock/scenarios"))["data"]
+        assert [s["name"] for s in loaded] == ["durable_rules"]
+        assert _ok(client.get(f"/v1/vaults/{triggered['objects']['vault']}"))["name"]
+        assert client.get(f"/v1/vaults/{vault['id']}").status_code == 404  # restored away
+        assert [s["name"] for s in _ok(client.get("/_mock/snapshots"))["data"]] == ["before"]
+        assert _ok(client.get("/_mock/clock")) == clock
+        verify(all_events(client))
+        with httpx.Client(
+            base_url=f"http://127.0.0.1:{server.port}", headers=auth(made["keys"]["full"])
+        ) as mine:
+            verify(all_events(mine))
+    finally:
+        server.stop()
