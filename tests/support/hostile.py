@@ -13,7 +13,8 @@ way: it reads the request head and body, then
 
 Everything runs on plain sockets in daemon threads, and every wait is bounded (`LONGEST`), so
 a forgotten receiver ends on its own. `sent` counts the bytes the kernel accepted from it, which
-is how a test tells whether the sender read a body or stopped early.
+is how a test tells whether the sender read a body or stopped early; `ended` counts the
+connections it is done with, so a test can wait until `sent` no longer moves.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class HostileReceiver:
         self.requests = 0  # request heads read
         self.followed = 0  # requests to the redirect's target
         self.sent = 0  # bytes of answers the kernel took
+        self.ended = 0  # connections served to their end (answered, cut, or given up on)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._listener = socket.create_server(("127.0.0.1", 0), backlog=128)
@@ -84,6 +86,15 @@ class HostileReceiver:
                 raise AssertionError(f"{self.requests} of {requests} requests arrived")
             time.sleep(0.01)
 
+    def wait_ended(self, connections: int, timeout: float = 30.0) -> None:
+        """Return once `connections` connections have ended on this side, so `sent` is final
+        for them; AssertionError after `timeout`."""
+        deadline = time.monotonic() + timeout
+        while self.ended < connections:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.ended} of {connections} connections ended")
+            time.sleep(0.01)
+
     # -- the server ----------------------------------------------------------------------
 
     def _accept(self) -> None:
@@ -109,6 +120,8 @@ class HostileReceiver:
                 getattr(self, f"_{self.kind}")(conn)
             except OSError:  # the sender gave up: what a hostile receiver wants
                 pass
+        with self._lock:
+            self.ended += 1
 
     def _send(self, conn: socket.socket, data: bytes) -> None:
         conn.sendall(data)
