@@ -191,12 +191,14 @@ def _read_request(conn: socket.socket) -> str:
 
 
 class SlowClient:
-    """A client that sends a request head one byte every `interval` seconds; `closed_after`
-    is how long the server kept the connection before closing it (None while open)."""
+    """A client that sends a request head one byte every `interval` seconds; `sent` counts the
+    bytes sent so far, `closed_after` is how long the server kept the connection before
+    closing it (None while open)."""
 
     def __init__(self, host: str, port: int, *, interval: float = 1.0) -> None:
         self.address = (host, port)
         self.interval = interval
+        self.sent = 0
         self.closed_after: float | None = None
         self.answer = b""
         self._stop = threading.Event()
@@ -218,6 +220,14 @@ class SlowClient:
     def join(self, timeout: float) -> None:
         self._thread.join(timeout)
 
+    def wait_sent(self, count: int, timeout: float = 30.0) -> None:
+        """Return once `count` bytes of the head are sent; AssertionError after `timeout`."""
+        deadline = time.monotonic() + timeout
+        while self.sent < count:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise AssertionError(f"{self.sent} of {count} bytes sent")
+            time.sleep(0.01)
+
     def _drip(self) -> None:
         head = b"GET /v1/whoami HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"s" * 10_000
         started = time.monotonic()
@@ -227,7 +237,7 @@ class SlowClient:
                 if self._stop.wait(self.interval):
                     return
                 try:
-                    sock.send(head[index : index + 1])
+                    self.sent += sock.send(head[index : index + 1])
                     got = sock.recv(CHUNK)
                 except (BlockingIOError, InterruptedError):
                     continue
