@@ -35,7 +35,7 @@ from tests.support.webhooks import advance, register, settle, t_of
 
 @pytest.fixture(scope="module")
 def hooks_app() -> Starlette:
-    return create_app(Settings(clock_mode="frozen", webhook_timeout=5.0))
+    return create_app(Settings(clock_mode="frozen", webhook_timeout=30.0))
 
 
 @pytest.fixture(scope="module")
@@ -303,11 +303,11 @@ def test_listen_prints_failures_and_retries(
         client.post("/v1/vaults", json={"name": "Retried", "region": "us"})
         receiver.wait_for(1)
         settle(client)
-        first = out.get(timeout=10)
+        first = out.get(timeout=30)
         assert first.endswith("-> answered 500, not 2xx")
         advance(client, 60)
         receiver.wait_for(2)
-        second = out.get(timeout=10)
+        second = out.get(timeout=30)
         assert second.endswith(" -> 200")
         assert first.split()[1:3] == second.split()[1:3] == ["vault.created", first.split()[2]]
         listen.send_signal(signal.SIGINT)
