@@ -1,6 +1,7 @@
 # What a contributor types. Every target creates its venv and installs on first use, so a clean
 # clone needs nothing but `make run` or `make test`. docs/development/compiled-build.md says how
-# the compiled wheel is built and how `run` and `test` use it.
+# the compiled wheel is built and how `run` and `test` use it. While editing, `make check` is the
+# fast tier (under two minutes on two cores); `make test` runs everything before a merge.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -31,7 +32,7 @@ PACKAGE := pyproject.toml README.md \
 	$(shell find mockserver seeds scenarios -type f ! -path '*/__pycache__/*' ! -name '*.so')
 WHEEL := dist/.wheel
 
-.PHONY: run wheel test lint fmt bench bench-soak bench-idempotency wrk valgrind clean browser screenshots \
+.PHONY: run wheel check test lint fmt bench bench-soak bench-idempotency wrk valgrind clean browser screenshots \
 	compiled-copy docs docs-serve fuzz
 
 $(TOOLS):
@@ -97,6 +98,18 @@ lint: $(DEV)
 	$(BIN)/ruff format --check $(SOURCES)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+
+# The fast tier: ruff (lint and format check) and the tests that run in one process, the unit
+# tier (tests/unit) and the API tier (tests/api: through httpx's ASGI transport, and the same
+# tests over a socket to a server thread), less the tests marked `slow` (long randomized
+# searches: the fuzzer, property tests with large example budgets). Left to `test`: those,
+# mypy and import-linter, the serving tier (tests/serving: uvicorn, TLS, slow clients), the
+# end-to-end tier (tests/e2e: the CLI as a subprocess, the plugin, the browser, the docs, the
+# golden stream), the run on the compiled wheel and the documentation build.
+check: $(DEV)
+	$(BIN)/ruff check $(SOURCES)
+	$(BIN)/ruff format --check $(SOURCES)
+	$(BIN)/pytest -q -n 2 -m "not slow" tests/unit tests/api
 
 $(CSTAMP): $(WHEEL)
 	test -d $(CVENV) || $(PYTHON) -m venv $(CVENV)

@@ -269,6 +269,7 @@ def check(answer: Answer, path: str) -> None:
     assert all(isinstance(error.get(k, ""), str) for k in ("param", "code"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("method", "template"), ENDPOINTS)
 def test_no_input_makes_a_5xx_or_leaves_the_envelope(
     fuzz_app: Starlette, loop: asyncio.AbstractEventLoop, method: str, template: str

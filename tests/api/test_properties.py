@@ -134,6 +134,7 @@ class World:
         return answer
 
 
+@pytest.mark.slow
 def test_the_audit_chain_verifies_after_any_sequence(app: Starlette, client: httpx.Client) -> None:
     @BUDGET
     @given(steps)

@@ -274,21 +274,21 @@ def guarded() -> Iterator[httpx.Client]:
 
 
 @pytest.mark.parametrize(
-    ("method", "path"),
+    ("method", "path", "body", "status"),
     [
-        ("GET", "/_mock/scenarios"),
-        ("POST", "/_mock/scenarios"),
-        ("DELETE", "/_mock/scenarios"),
-        ("GET", "/_mock/requests"),
-        ("POST", "/_mock/accounts"),
+        ("GET", "/_mock/scenarios", None, 200),
+        ("POST", "/_mock/scenarios", {"name": "legal_hold"}, 201),
+        ("DELETE", "/_mock/scenarios", None, 200),
+        ("GET", "/_mock/requests", None, 200),
+        ("POST", "/_mock/accounts", None, 201),
     ],
 )
 def test_the_admin_token_guards_every_new_endpoint(
-    guarded: httpx.Client, method: str, path: str
+    guarded: httpx.Client, method: str, path: str, body: dict[str, str] | None, status: int
 ) -> None:
-    assert_envelope(guarded.request(method, path), 401, "authentication_error")
-    response = guarded.request(method, path, headers={"X-Mock-Admin-Token": "s3cret"})
-    assert response.status_code != 401
+    assert_envelope(guarded.request(method, path, json=body), 401, "authentication_error")
+    token = {"X-Mock-Admin-Token": "s3cret"}
+    assert guarded.request(method, path, json=body, headers=token).status_code == status
 
 
 def test_no_admin_means_no_control_plane() -> None:

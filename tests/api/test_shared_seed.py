@@ -62,7 +62,7 @@ def first(client: httpx.Client, status: str, key: str = FULL, prefix: str = "/us
     return str(page.json()["data"][-1]["id"])
 
 
-Change = tuple[str, str, "dict[str, object] | None", str]
+Change = tuple[str, str, "dict[str, object] | None", str, int]
 
 
 def changes(client: httpx.Client) -> list[Change]:
@@ -73,30 +73,30 @@ def changes(client: httpx.Client) -> list[Change]:
     steps = [{"assignee": "a@example.com"}]
     return [
         # approved twice, it completes: its document is signed
-        ("POST", "/v1/workflows/wf_mock_in_review/advance", APPROVE, FULL),
-        ("POST", "/v1/workflows/wf_mock_in_review/advance", APPROVE, FULL),
-        ("POST", "/eu/v1/workflows/wf_bFiYh9HdExXnPvInk0dXgRgk/advance", REJECT, FULL),
-        ("POST", "/eu/v1/workflows/wf_U2kOUSIEziSqO9YPMrwtCsQa/advance", APPROVE, EU),
-        ("POST", "/v1/workflows/wf_M1AUWwIRbO3Tt4kp25qhpGKz/advance", APPROVE, FULL),
-        ("POST", "/v1/workflows", {"document_id": "doc_mock_draft", "steps": steps}, FULL),
-        ("DELETE", f"/v1/documents/{draft}", None, FULL),
-        ("DELETE", f"/eu/v1/documents/{eu_draft}", None, EU),
-        ("POST", "/_mock/documents/doc_mock_locked/legal_hold", {"on": True}, FULL),
-        ("POST", "/_mock/documents/doc_mock_legal_hold/legal_hold", {"on": False}, FULL),
-        ("POST", "/_mock/documents/doc_mock_locked/legal_hold", {"on": False}, FULL),
-        ("POST", "/v1/vaults", {"name": "New", "region": "us"}, FULL),
-        ("POST", "/v1/documents", {"title": "New", "vault_id": "vault_mock_us"}, FULL),
+        ("POST", "/v1/workflows/wf_mock_in_review/advance", APPROVE, FULL, 200),
+        ("POST", "/v1/workflows/wf_mock_in_review/advance", APPROVE, FULL, 200),
+        ("POST", "/eu/v1/workflows/wf_bFiYh9HdExXnPvInk0dXgRgk/advance", REJECT, FULL, 200),
+        ("POST", "/eu/v1/workflows/wf_U2kOUSIEziSqO9YPMrwtCsQa/advance", APPROVE, EU, 200),
+        ("POST", "/v1/workflows/wf_M1AUWwIRbO3Tt4kp25qhpGKz/advance", APPROVE, FULL, 200),
+        ("POST", "/v1/workflows", {"document_id": "doc_mock_draft", "steps": steps}, FULL, 201),
+        ("DELETE", f"/v1/documents/{draft}", None, FULL, 200),
+        ("DELETE", f"/eu/v1/documents/{eu_draft}", None, EU, 200),
+        ("POST", "/_mock/documents/doc_mock_locked/legal_hold", {"on": True}, FULL, 200),
+        ("POST", "/_mock/documents/doc_mock_legal_hold/legal_hold", {"on": False}, FULL, 200),
+        ("POST", "/_mock/documents/doc_mock_locked/legal_hold", {"on": False}, FULL, 200),
+        ("POST", "/v1/vaults", {"name": "New", "region": "us"}, FULL, 201),
+        ("POST", "/v1/documents", {"title": "New", "vault_id": "vault_mock_us"}, FULL, 201),
         # locks what was signed, seeded and new; then a reject sends one back to draft
-        ("POST", "/_mock/clock/advance", {"seconds": 86_400}, FULL),
-        ("POST", "/v1/workflows/wf_Ql69R0bk7bY9FZMGtDmrJT9K/advance", REJECT, FULL),
-        ("POST", "/v1/workflows", {"document_id": REJECTED, "steps": steps}, FULL),
+        ("POST", "/_mock/clock/advance", {"seconds": 86_400}, FULL, 200),
+        ("POST", "/v1/workflows/wf_Ql69R0bk7bY9FZMGtDmrJT9K/advance", REJECT, FULL, 200),
+        ("POST", "/v1/workflows", {"document_id": REJECTED, "steps": steps}, FULL, 201),
     ]
 
 
 def apply(client: httpx.Client, change: Change) -> None:
-    method, path, body, key = change
+    method, path, body, key, status = change
     answer = client.request(method, path, json=body, headers=auth(key))
-    assert answer.status_code < 300, answer.text
+    assert answer.status_code == status, answer.text
 
 
 def change_everything(client: httpx.Client) -> None:

@@ -195,15 +195,23 @@ def test_workflows_live_in_their_region(api: httpx.Client) -> None:
 
 
 def test_scopes(api: httpx.Client) -> None:
+    """Writes need `workflows:write`; the read-only key (every `:read` scope, same account)
+    reads a workflow the full key started."""
     body = {"document_id": "doc_mock_draft", "steps": [{"assignee": A}]}
     error = assert_envelope(
         api.post("/v1/workflows", json=body, headers=auth(READONLY)), 403, "permission_error"
     )
     assert "workflows:write" in error["message"]
-    assert api.get("/v1/workflows/wf_mock_in_review", headers=auth(READONLY)).status_code in (
-        200,
-        404,
+    wf = start(api, new_document(api), [{"assignee": A}])
+    read = api.get(f"/v1/workflows/{wf['id']}", headers=auth(READONLY))
+    assert read.status_code == 200, read.text
+    assert read.json()["id"] == wf["id"]
+    assert read.json() == api.get(f"/v1/workflows/{wf['id']}").json()  # what the full key sees
+    decided = api.post(
+        f"/v1/workflows/{wf['id']}/advance", json={"decision": "approve"}, headers=auth(READONLY)
     )
+    assert "workflows:write" in assert_envelope(decided, 403, "permission_error")["message"]
+    assert api.get(f"/v1/workflows/{wf['id']}").json() == read.json()  # nothing decided
 
 
 def test_conditions_skip_steps(api: httpx.Client) -> None:

@@ -13,7 +13,8 @@ way: it reads the request head and body, then
 
 Everything runs on plain sockets in daemon threads, and every wait is bounded (`LONGEST`), so
 a forgotten receiver ends on its own. `sent` counts the bytes the kernel accepted from it, which
-is how a test tells whether the sender read a body or stopped early.
+is how a test tells whether the sender read a body or stopped early; `ended` counts the
+connections it is done with, so a test can wait until `sent` no longer moves.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class HostileReceiver:
         self.requests = 0  # request heads read
         self.followed = 0  # requests to the redirect's target
         self.sent = 0  # bytes of answers the kernel took
+        self.ended = 0  # connections served to their end (answered, cut, or given up on)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._listener = socket.create_server(("127.0.0.1", 0), backlog=128)
@@ -84,6 +86,15 @@ class HostileReceiver:
                 raise AssertionError(f"{self.requests} of {requests} requests arrived")
             time.sleep(0.01)
 
+    def wait_ended(self, connections: int, timeout: float = 30.0) -> None:
+        """Return once `connections` connections have ended on this side, so `sent` is final
+        for them; AssertionError after `timeout`."""
+        deadline = time.monotonic() + timeout
+        while self.ended < connections:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.ended} of {connections} connections ended")
+            time.sleep(0.01)
+
     # -- the server ----------------------------------------------------------------------
 
     def _accept(self) -> None:
@@ -109,6 +120,8 @@ class HostileReceiver:
                 getattr(self, f"_{self.kind}")(conn)
             except OSError:  # the sender gave up: what a hostile receiver wants
                 pass
+        with self._lock:
+            self.ended += 1
 
     def _send(self, conn: socket.socket, data: bytes) -> None:
         conn.sendall(data)
@@ -178,12 +191,14 @@ def _read_request(conn: socket.socket) -> str:
 
 
 class SlowClient:
-    """A client that sends a request head one byte every `interval` seconds; `closed_after`
-    is how long the server kept the connection before closing it (None while open)."""
+    """A client that sends a request head one byte every `interval` seconds; `sent` counts the
+    bytes sent so far, `closed_after` is how long the server kept the connection before
+    closing it (None while open)."""
 
     def __init__(self, host: str, port: int, *, interval: float = 1.0) -> None:
         self.address = (host, port)
         self.interval = interval
+        self.sent = 0
         self.closed_after: float | None = None
         self.answer = b""
         self._stop = threading.Event()
@@ -205,6 +220,14 @@ class SlowClient:
     def join(self, timeout: float) -> None:
         self._thread.join(timeout)
 
+    def wait_sent(self, count: int, timeout: float = 30.0) -> None:
+        """Return once `count` bytes of the head are sent; AssertionError after `timeout`."""
+        deadline = time.monotonic() + timeout
+        while self.sent < count:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise AssertionError(f"{self.sent} of {count} bytes sent")
+            time.sleep(0.01)
+
     def _drip(self) -> None:
         head = b"GET /v1/whoami HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"s" * 10_000
         started = time.monotonic()
@@ -214,7 +237,7 @@ class SlowClient:
                 if self._stop.wait(self.interval):
                     return
                 try:
-                    sock.send(head[index : index + 1])
+                    self.sent += sock.send(head[index : index + 1])
                     got = sock.recv(CHUNK)
                 except (BlockingIOError, InterruptedError):
                     continue

@@ -26,7 +26,7 @@ def run(batch_max: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], lis
     """Five endpoints (four scripted receivers, one refusing), three documents, a redelivery,
     then 24 h and a minute: the journal without real durations, and each receiver's requests."""
     monkeypatch.setattr(scheduler, "BATCH_MAX", batch_max)
-    app = create_app(Settings(clock_mode="frozen", webhook_timeout=5.0))
+    app = create_app(Settings(clock_mode="frozen", webhook_timeout=30.0))
     scripts = [ALWAYS_500, [500] * 4, [503, 404] * 20, ALWAYS_500]
     with ExitStack() as stack, inprocess_client(app, headers=auth()) as client:
         receivers = [stack.enter_context(WebhookReceiver()) for _ in scripts]

@@ -727,6 +727,7 @@ def test_any_unicode_text_parses_or_raises_only_syntax_errors(text: str) -> None
     parses_or_syntax_error(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(token_soup, documents)
 def test_token_soup_parses_or_raises_and_evaluates_to_a_bool(text: str, document: Any) -> None:
@@ -735,6 +736,7 @@ def test_token_soup_parses_or_raises_and_evaluates_to_a_bool(text: str, document
         assert isinstance(condition.evaluate(document), bool)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(conditions, documents)
 def test_grammatical_conditions_parse_and_never_raise_on_any_document(
@@ -747,6 +749,7 @@ def test_grammatical_conditions_parse_and_never_raise_on_any_document(
     assert parse(f"not ({text})").evaluate(document) is not result
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(operands, operands, documents)
 def test_not_equal_is_the_negation_of_equal(left: str, right: str, document: Any) -> None:

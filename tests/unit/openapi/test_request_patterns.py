@@ -51,6 +51,7 @@ PIECES = [
 soups = st.lists(st.sampled_from(PIECES), min_size=1, max_size=12).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=2000, deadline=None)
 @given(soups | st.text(max_size=12))
 def test_every_condition_the_server_takes_matches_the_pattern(text: str) -> None:

@@ -120,6 +120,7 @@ json_value = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(
     value=st.dictionaries(st.text(max_size=8), json_value, max_size=4),

@@ -794,6 +794,7 @@ json_value = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     items=st.lists(st.dictionaries(st.text(max_size=8), json_value, max_size=4), max_size=4),
