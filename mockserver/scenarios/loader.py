@@ -11,12 +11,10 @@ sees strings and every time is parsed in one place (`parse_ts`).
 
 from __future__ import annotations
 
-import difflib
-import functools
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import yaml
 
@@ -37,12 +35,8 @@ from mockserver.scenarios.model import (
     TimelineEntry,
     WebhookFault,
 )
-from mockserver.scenarios.schema import SCENARIO_SCHEMA
+from mockserver.scenarios.schema_errors import schema_problems
 from mockserver.seeds.yaml_lines import PathT, StrictLoader, read_source, yaml_error, yaml_load
-
-if TYPE_CHECKING:
-    import jsonschema
-    from jsonschema.exceptions import ValidationError as SchemaError
 
 T = TypeVar("T")
 _BOOL_TAG = "tag:yaml.org,2002:bool"
@@ -52,15 +46,6 @@ _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 STEP_KINDS = ("request", "advance", "set_clock", "wait_for_deliveries")
 _BODIES = ("body", "form", "content")  # the ways a step's request carries a body
 SETUP_ONLY = frozenset({"enable", "disable"})  # ... are timeline-only: nothing to toggle yet
-_TYPE_WORDS = {
-    "object": "a mapping",
-    "array": "a list",
-    "string": "a string",
-    "integer": "a whole number",
-    "number": "a number",
-    "boolean": "true or false",
-    "null": "null",
-}
 
 
 class _Loader(StrictLoader):
@@ -89,15 +74,6 @@ def load_scenario(path: Path) -> Scenario:
     return load_scenario_text(read_source(path, ScenarioError, "scenario"), str(path))
 
 
-@functools.cache
-def _validator() -> jsonschema.Draft202012Validator:
-    """The scenario schema's validator, made (and jsonschema imported) by the first scenario
-    loaded: a server without scenarios starts a twentieth of a second sooner."""
-    import jsonschema
-
-    return jsonschema.Draft202012Validator(SCENARIO_SCHEMA)
-
-
 def load_scenario_text(text: str, source: str) -> Scenario:
     """Parse and check scenario YAML; `source` names it in errors (a file, or `<inline>`)."""
     try:
@@ -109,77 +85,11 @@ def load_scenario_text(text: str, source: str) -> Scenario:
     if not isinstance(value, dict):
         raise ScenarioError(source, 1, "the top level must be a mapping")
     scenario = Scenario(name=str(value.get("name", "")), source=source, text=text)
-    errors = list(_validator().iter_errors(value))
-    if errors:  # what the schema refuses; the checks past it need a well-formed file
-        raise ScenarioError.every(_schema_problems(scenario, errors))
+    problems = schema_problems(scenario, value)
+    if problems:  # what the schema refuses; the checks past it need a well-formed file
+        raise ScenarioError.every(problems)
     _Builder(scenario, value).build()
     return scenario
-
-
-def _schema_problems(scenario: Scenario, errors: list[SchemaError]) -> list[ScenarioError]:
-    """Every complaint of the schema, in the file's order (the deeper node first on a line),
-    each once."""
-    found = [
-        (scenario.line_of(path), -len(path), path, message)
-        for error in errors
-        for path, message in _explained(error)
-    ]
-    found.sort(key=lambda item: item[:2])  # stable: jsonschema's order within a node
-    problems: dict[str, ScenarioError] = {}
-    for _, _, path, message in found:
-        problem = scenario.error(path, message)
-        problems.setdefault(str(problem), problem)
-    return list(problems.values())
-
-
-def _explained(error: SchemaError) -> list[tuple[PathT, str]]:
-    """Where and what each problem of one schema error is: an unknown field is reported at
-    the field itself, and each unknown or missing field on its own."""
-    path: PathT = tuple(error.absolute_path)
-    schema: Any = error.schema if isinstance(error.schema, dict) else {}
-    instance: Any = error.instance
-    if isinstance(instance, dict) and error.validator == "additionalProperties":
-        known = [str(name) for name in schema.get("properties", {})]
-        unknown = [str(key) for key in instance if key not in known]
-        if unknown:
-            return [((*path, key), _unknown_field(key, known)) for key in unknown]
-    if isinstance(instance, dict) and error.validator == "required":
-        expected: Any = error.validator_value
-        missing = [name for name in expected if name not in instance]
-        if missing:
-            return [(path, f"missing required field '{name}'") for name in missing]
-    return [(path, _message(error))]
-
-
-def _unknown_field(unknown: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(unknown, known, n=1)
-    hint = f" (did you mean '{close[0]}'?)" if close else f"; known: {', '.join(known)}"
-    return f"unknown field '{unknown}'{hint}"
-
-
-def _message(error: SchemaError) -> str:
-    """jsonschema's complaint in QA's words."""
-    schema: Any = error.schema if isinstance(error.schema, dict) else {}
-    kind: Any = error.validator
-    expected: Any = error.validator_value
-    if kind in ("pattern", "oneOf", "minProperties", "maxProperties") and "x-error" in schema:
-        return str(schema["x-error"])
-    if kind == "type":
-        types = [expected] if isinstance(expected, str) else list(expected)
-        return "must be " + " or ".join(_TYPE_WORDS.get(t, t) for t in types)
-    if kind == "enum":
-        return "must be one of: " + ", ".join(str(choice) for choice in expected)
-    if kind == "const":
-        return f"must be {expected}"
-    if kind == "minimum":
-        return f"must be at least {expected}"
-    if kind == "maximum":
-        return f"must be at most {expected}"
-    if kind == "minItems":
-        return f"must have at least {expected} item{'s' if expected != 1 else ''}"
-    if kind == "minLength":
-        return "must not be empty"
-    return str(error.message)
 
 
 class _Builder:
