@@ -2,7 +2,9 @@
 
 jsonschema names each offending node by its path; an unknown field is reported at the field
 itself (with the closest known name), each missing or unknown field on its own, and a node's
-`x-error` replaces jsonschema's message for it.
+`x-error` replaces jsonschema's message for it. Each complaint also names the part of the
+file it falls in (a rule, a setup action, a step, the clock ...), so that the loader can go
+on checking the other parts.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from mockserver.seeds.yaml_lines import PathT
 if TYPE_CHECKING:
     import jsonschema
     from jsonschema.exceptions import ValidationError as SchemaError
+
+# The top-level lists, whose items are checked one by one past the schema.
+LISTS = ("setup", "rules", "webhooks", "deprecations", "timeline", "steps")
 
 _TYPE_WORDS = {
     "object": "a mapping",
@@ -40,9 +45,12 @@ def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(SCENARIO_SCHEMA)
 
 
-def schema_problems(scenario: Scenario, value: dict[str, Any]) -> list[ScenarioError]:
+def schema_problems(
+    scenario: Scenario, value: dict[str, Any]
+) -> tuple[list[ScenarioError], set[PathT]]:
     """Every complaint of the schema about `value` (the file's top-level mapping), in the
-    file's order (the deeper node first on a line), each once."""
+    file's order (the deeper node first on a line), each once; and the parts of the file
+    they fall in (`part_of`), which the checks past the schema must skip."""
     errors = list(_validator().iter_errors(value))
     found = [
         (scenario.line_of(path), -len(path), path, message)
@@ -51,10 +59,25 @@ def schema_problems(scenario: Scenario, value: dict[str, Any]) -> list[ScenarioE
     ]
     found.sort(key=lambda item: item[:2])  # stable: jsonschema's order within a node
     problems: dict[str, ScenarioError] = {}
+    refused: set[PathT] = set()
     for _, _, path, message in found:
         problem = scenario.error(path, message)
         problems.setdefault(str(problem), problem)
-    return list(problems.values())
+        part = part_of(path)
+        if part is not None:
+            refused.add(part)
+    return list(problems.values()), refused
+
+
+def part_of(path: PathT) -> PathT | None:
+    """The part of the file the node at `path` is in, as the checks past the schema take
+    them: an item of a top-level list (`("rules", 0)`), else a top-level field (`("clock",)`,
+    or a whole list); None for the top level itself (a missing `name`)."""
+    if not path:
+        return None
+    if path[0] in LISTS and len(path) > 1:
+        return path[:2]
+    return path[:1]
 
 
 def _explained(error: SchemaError) -> list[tuple[PathT, str]]:
