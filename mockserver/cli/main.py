@@ -182,8 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
         "check seed and scenario files as loading them would",
         details="A scenario is also checked against the data of the seed (--seed), as "
         "run, replay and the control plane load it. A good file prints `FILE: ok (kind)`; "
-        "a bad one prints every problem found on stderr, one `file:line: message` a line. "
-        "Exit status 2 if any file is bad.",
+        "a bad one prints every problem found on stderr, format and references alike, one "
+        "`file:line: message` a line in the file's order. Exit status 2 if any file is bad.",
     )
     validate.add_argument(
         "files",

@@ -27,7 +27,7 @@ def scenario_path(given: Path) -> Path:
 
 
 class Validator:
-    """`mockserver validate`: a seed is checked by loading it; a scenario by loading it and by
+    """`mockserver validate`: a seed is checked by loading it; a scenario by reading it and by
     the checks of loading it into a sandbox of `seed` (the default seed when None), the same
     code that `run`, `replay` and the control plane use. The sandbox is built, and never
     served, for the first scenario."""
@@ -38,8 +38,12 @@ class Validator:
 
     def check(self, given: Path) -> tuple[Path, str]:
         """Check a seed or a scenario (told apart by content; a bare name is a shipped
-        scenario); LoadError with every problem found if it is bad. The file and its kind."""
-        from mockserver.scenarios.loader import load_scenario, looks_like_seed
+        scenario); LoadError with every problem found if it is bad. The file and its kind.
+
+        A scenario's parts that pass the file's own checks are checked against the seed even
+        when other parts fail them, so one run reports every problem that can be found."""
+        from mockserver.core.errors import LoadError, ScenarioError
+        from mockserver.scenarios.loader import looks_like_seed, read_scenario
         from mockserver.seeds.loader import load_seed
 
         path = scenario_path(given)
@@ -50,8 +54,15 @@ class Validator:
         if looks_like_seed(text):
             load_seed(path)
             return path, "seed"
-        scenario = load_scenario(path)
-        self.sandbox().control.check_scenario(scenario)
+        scenario, own = read_scenario(path)
+        problems: list[LoadError] = list(own)
+        try:
+            self.sandbox().control.check_scenario(scenario)
+        except ScenarioError as error:
+            problems += error.problems
+        if problems:
+            problems.sort(key=lambda problem: problem.line)  # stable: the file's own first
+            raise ScenarioError.every(problems)
         return path, "scenario"
 
     def sandbox(self) -> Sandbox:

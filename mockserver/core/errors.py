@@ -148,10 +148,11 @@ class LoadError(MockError):
 
     @classmethod
     def every(cls, problems: Sequence[LoadError]) -> Self:
-        """One error for all of `problems` (at least one), in the order given."""
+        """One error for all of `problems` (at least one), in the order given. Each of its
+        `problems` is a single one, so they can be sorted and joined with others again."""
         flat = [p for problem in problems for p in problem.problems]
         error = cls(flat[0].file, flat[0].line, flat[0].message)
-        error.problems = (error, *flat[1:])
+        error.problems = tuple(flat)
         return error
 
     def __str__(self) -> str:

@@ -3,17 +3,18 @@
 A scenario's actions are first checked together against the store as it is (keys exist,
 named documents, vaults and workflows exist or are added by an earlier action, fixed ids are
 free, fields pass the API's own validation), so a bad scenario is refused, with every problem
-found, before anything changes. Applying then goes through the same domain functions the API
-uses, so every change writes its audit events. Writes are attributed to the owner of the
-action's `key` (the scenario's `key` by default); legal holds, as on the control plane, to
-`system`.
+found, before anything changes. An action that needs what a bad or skipped one would have
+added is not checked, so one mistake is one problem. Applying then goes through the same
+domain functions the API uses, so every change writes its audit events. Writes are
+attributed to the owner of the action's `key` (the scenario's `key` by default); legal
+holds, as on the control plane, to `system`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from mockserver.core.errors import ApiError, NotFound, ScenarioError
 from mockserver.domain import documents, vaults, workflows
@@ -36,6 +37,11 @@ class _Planned:
     in_workflow: bool = False
 
 
+class _Unchecked(Exception):
+    """An action that needs what a skipped part of the file would have given (an id it adds,
+    the default key): it is not checked, and nothing referring to it is reported either."""
+
+
 @dataclass(slots=True)
 class Checker:
     """Checks a run of actions in order, remembering what the earlier ones add."""
@@ -44,21 +50,43 @@ class Checker:
     scenario: Scenario
     names: frozenset[str] = frozenset()  # rules, faults, deprecations enable/disable may name
     planned: dict[str, _Planned] = field(default_factory=dict)
+    skipped: set[str] = field(init=False)  # ids of actions skipped: bad, or not checked
+
+    def __post_init__(self) -> None:
+        self.skipped = set(self.scenario.skipped_ids)
 
     def check(self, actions: list[Action]) -> list[ScenarioError]:
-        """Check each action in turn; the problems found, one per action at most."""
+        """Check each action in turn; the problems found, one per action at most. What a bad
+        action adds is skipped: a later action that needs it is not checked."""
         problems: list[ScenarioError] = []
         for action in actions:
             try:
                 getattr(self, f"_check_{action.kind}")(action, action.args)
+                continue
             except ScenarioError as error:
                 problems.append(error)
+            except _Unchecked:
+                pass
+            ident = action.args.get("id")
+            if isinstance(ident, str) and ident not in self.planned:
+                self.skipped.add(ident)
         return problems
 
     def _fail(self, action: Action, message: str, field: str | None = None) -> ScenarioError:
         return self.scenario.error((*action.at, field) if field else action.at, message)
 
+    def _missing(
+        self, action: Action, ident: str, message: str, field: str | None = None
+    ) -> NoReturn:
+        """Refuse a reference to `ident`, which is not there; unless a skipped action would
+        have added it: then this one is not checked."""
+        if ident in self.skipped:
+            raise _Unchecked
+        raise self._fail(action, message, field)
+
     def _key(self, action: Action, args: dict[str, Any]) -> ApiKey:
+        if "key" not in args and self.scenario.key_refused:
+            raise _Unchecked
         key = args.get("key", self.scenario.key)
         found = self.store.keys.get(key)
         if found is None:
@@ -88,7 +116,7 @@ class Checker:
         if ident in self.planned and self.planned[ident].kind == "document":
             return
         if find_document(self.store, ident, args.get("key")) is None:
-            raise self._fail(action, f"no document '{ident}'", "document")
+            self._missing(action, ident, f"no document '{ident}'", "document")
 
     def _check_revoke_key(self, action: Action, args: dict[str, Any]) -> None:
         self._key(action, args)
@@ -116,7 +144,9 @@ class Checker:
         else:
             found = next((r for r, d in world.regions.items() if vault_id in d.vaults), None)
             if found is None:
-                raise self._fail(action, f"no vault '{vault_id}' for key {key.key}", "vault_id")
+                self._missing(
+                    action, vault_id, f"no vault '{vault_id}' for key {key.key}", "vault_id"
+                )
             region = found
         if "id" in args:
             self.planned[args["id"]] = _Planned("document", _world_key(key), region)
@@ -138,7 +168,7 @@ class Checker:
         else:
             doc = _document_in(world, doc_id)
             if doc is None:
-                raise self._fail(action, f"no document '{doc_id}' for key {key.key}")
+                self._missing(action, doc_id, f"no document '{doc_id}' for key {key.key}")
             if doc.status != "draft" or doc.id in world.active_workflows:
                 raise self._fail(action, f"document '{doc_id}' is {doc.status}, not a free draft")
         for i, step in enumerate(args["steps"]):
@@ -154,7 +184,7 @@ class Checker:
             return
         world = world_of(self.store, key)
         if not any(ident in region.workflows for region in world.regions.values()):
-            raise self._fail(action, f"no workflow '{ident}' for key {key.key}", "workflow")
+            self._missing(action, ident, f"no workflow '{ident}' for key {key.key}", "workflow")
 
     def _check_add_webhook_endpoint(self, action: Action, args: dict[str, Any]) -> None:
         self._key(action, args)

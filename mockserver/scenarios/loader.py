@@ -2,7 +2,9 @@
 
 Every problem is a `ScenarioError` reported as `file:line: path: message`. The line comes from
 the same node walk the seed loader uses (`mockserver.seeds.yaml_lines`): jsonschema names the
-offending node by its path, and the path is looked up in the composed YAML.
+offending node by its path, and the path is looked up in the composed YAML. A part the schema
+refuses (a rule, a setup action, a step, ...) is skipped by the checks past it, and the other
+parts are checked, so one reading finds the problems of every part.
 
 Scenario YAML is read with YAML 1.2's booleans (only true/false; `on`, `yes`, `no` stay
 strings, so `on:` can be a field) and with timestamps kept as the text written, so the schema
@@ -11,12 +13,10 @@ sees strings and every time is parsed in one place (`parse_ts`).
 
 from __future__ import annotations
 
-import difflib
-import functools
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import yaml
 
@@ -37,12 +37,8 @@ from mockserver.scenarios.model import (
     TimelineEntry,
     WebhookFault,
 )
-from mockserver.scenarios.schema import SCENARIO_SCHEMA
+from mockserver.scenarios.schema_errors import schema_problems
 from mockserver.seeds.yaml_lines import PathT, StrictLoader, read_source, yaml_error, yaml_load
-
-if TYPE_CHECKING:
-    import jsonschema
-    from jsonschema.exceptions import ValidationError as SchemaError
 
 T = TypeVar("T")
 _BOOL_TAG = "tag:yaml.org,2002:bool"
@@ -52,15 +48,6 @@ _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 STEP_KINDS = ("request", "advance", "set_clock", "wait_for_deliveries")
 _BODIES = ("body", "form", "content")  # the ways a step's request carries a body
 SETUP_ONLY = frozenset({"enable", "disable"})  # ... are timeline-only: nothing to toggle yet
-_TYPE_WORDS = {
-    "object": "a mapping",
-    "array": "a list",
-    "string": "a string",
-    "integer": "a whole number",
-    "number": "a number",
-    "boolean": "true or false",
-    "null": "null",
-}
 
 
 class _Loader(StrictLoader):
@@ -85,21 +72,30 @@ def looks_like_seed(text: str) -> bool:
 
 
 def load_scenario(path: Path) -> Scenario:
-    """Read and check a scenario file; ScenarioError names the file and line of the problem."""
+    """Read and check a scenario file; ScenarioError with every problem, each at its line."""
     return load_scenario_text(read_source(path, ScenarioError, "scenario"), str(path))
-
-
-@functools.cache
-def _validator() -> jsonschema.Draft202012Validator:
-    """The scenario schema's validator, made (and jsonschema imported) by the first scenario
-    loaded: a server without scenarios starts a twentieth of a second sooner."""
-    import jsonschema
-
-    return jsonschema.Draft202012Validator(SCENARIO_SCHEMA)
 
 
 def load_scenario_text(text: str, source: str) -> Scenario:
     """Parse and check scenario YAML; `source` names it in errors (a file, or `<inline>`)."""
+    scenario, problems = read_scenario_text(text, source)
+    if problems:
+        raise ScenarioError.every(problems)
+    return scenario
+
+
+def read_scenario(path: Path) -> tuple[Scenario, list[ScenarioError]]:
+    """`read_scenario_text` of a file."""
+    return read_scenario_text(read_source(path, ScenarioError, "scenario"), str(path))
+
+
+def read_scenario_text(text: str, source: str) -> tuple[Scenario, list[ScenarioError]]:
+    """Check scenario YAML as far as it can be checked: every problem, in the file's order,
+    and the scenario built from the parts that passed (never to be loaded if there is a
+    problem; `mockserver validate` checks it against a seed). A part the schema refuses (a
+    rule, a setup action, a step, the clock ...) is skipped by the checks past the schema, and
+    nothing that refers to it is reported missing. ScenarioError when nothing can be read:
+    not YAML, empty, or not a mapping."""
     try:
         value = yaml_load(text, _Loader)
     except yaml.YAMLError as exc:
@@ -109,85 +105,22 @@ def load_scenario_text(text: str, source: str) -> Scenario:
     if not isinstance(value, dict):
         raise ScenarioError(source, 1, "the top level must be a mapping")
     scenario = Scenario(name=str(value.get("name", "")), source=source, text=text)
-    errors = list(_validator().iter_errors(value))
-    if errors:  # what the schema refuses; the checks past it need a well-formed file
-        raise ScenarioError.every(_schema_problems(scenario, errors))
-    _Builder(scenario, value).build()
-    return scenario
-
-
-def _schema_problems(scenario: Scenario, errors: list[SchemaError]) -> list[ScenarioError]:
-    """Every complaint of the schema, in the file's order (the deeper node first on a line),
-    each once."""
-    found = [
-        (scenario.line_of(path), -len(path), path, message)
-        for error in errors
-        for path, message in _explained(error)
-    ]
-    found.sort(key=lambda item: item[:2])  # stable: jsonschema's order within a node
-    problems: dict[str, ScenarioError] = {}
-    for _, _, path, message in found:
-        problem = scenario.error(path, message)
-        problems.setdefault(str(problem), problem)
-    return list(problems.values())
-
-
-def _explained(error: SchemaError) -> list[tuple[PathT, str]]:
-    """Where and what each problem of one schema error is: an unknown field is reported at
-    the field itself, and each unknown or missing field on its own."""
-    path: PathT = tuple(error.absolute_path)
-    schema: Any = error.schema if isinstance(error.schema, dict) else {}
-    instance: Any = error.instance
-    if isinstance(instance, dict) and error.validator == "additionalProperties":
-        known = [str(name) for name in schema.get("properties", {})]
-        unknown = [str(key) for key in instance if key not in known]
-        if unknown:
-            return [((*path, key), _unknown_field(key, known)) for key in unknown]
-    if isinstance(instance, dict) and error.validator == "required":
-        expected: Any = error.validator_value
-        missing = [name for name in expected if name not in instance]
-        if missing:
-            return [(path, f"missing required field '{name}'") for name in missing]
-    return [(path, _message(error))]
-
-
-def _unknown_field(unknown: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(unknown, known, n=1)
-    hint = f" (did you mean '{close[0]}'?)" if close else f"; known: {', '.join(known)}"
-    return f"unknown field '{unknown}'{hint}"
-
-
-def _message(error: SchemaError) -> str:
-    """jsonschema's complaint in QA's words."""
-    schema: Any = error.schema if isinstance(error.schema, dict) else {}
-    kind: Any = error.validator
-    expected: Any = error.validator_value
-    if kind in ("pattern", "oneOf", "minProperties", "maxProperties") and "x-error" in schema:
-        return str(schema["x-error"])
-    if kind == "type":
-        types = [expected] if isinstance(expected, str) else list(expected)
-        return "must be " + " or ".join(_TYPE_WORDS.get(t, t) for t in types)
-    if kind == "enum":
-        return "must be one of: " + ", ".join(str(choice) for choice in expected)
-    if kind == "const":
-        return f"must be {expected}"
-    if kind == "minimum":
-        return f"must be at least {expected}"
-    if kind == "maximum":
-        return f"must be at most {expected}"
-    if kind == "minItems":
-        return f"must have at least {expected} item{'s' if expected != 1 else ''}"
-    if kind == "minLength":
-        return "must not be empty"
-    return str(error.message)
+    problems, refused = schema_problems(scenario, value)
+    builder = _Builder(scenario, value, refused)
+    builder.build()
+    problems += builder.problems
+    problems.sort(key=lambda problem: problem.line)  # stable: the schema's first on a line
+    return scenario, problems
 
 
 class _Builder:
-    """The checks past the schema, building the typed scenario as it goes."""
+    """The checks past the schema, building the typed scenario as it goes from the parts of
+    the file the schema did not refuse (`refused`, see `schema_errors.part_of`)."""
 
-    def __init__(self, scenario: Scenario, value: dict[str, Any]) -> None:
+    def __init__(self, scenario: Scenario, value: dict[str, Any], refused: set[PathT]) -> None:
         self.scenario = scenario
         self.value = value
+        self.refused = refused
         self.names: dict[str, PathT] = {}
         self.problems: list[ScenarioError] = []
 
@@ -195,34 +128,61 @@ class _Builder:
         return self.scenario.error(path, message)
 
     def build(self) -> None:
-        """Fill the scenario; ScenarioError with every problem found, one per item at most
-        (an item's first problem), in the file's order."""
-        s, value = self.scenario, self.value
-        s.description = value.get("description", "")
-        s.key = value.get("key", s.key)
-        try:
-            s.clock = self._clock(value.get("clock", {}))
-        except ScenarioError as error:
-            self.problems.append(error)
+        """Fill the scenario with the parts that pass; `problems` gets every problem found,
+        one per item at most (an item's first)."""
+        s, value, refused = self.scenario, self.value, self.refused
+        if ("description",) not in refused:
+            s.description = value.get("description", "")
+        if ("key",) in refused:
+            s.key_refused = True
+        else:
+            s.key = value.get("key", s.key)
+        if ("clock",) not in refused:
+            try:
+                s.clock = self._clock(value.get("clock", {}))
+            except ScenarioError as error:
+                self.problems.append(error)
         s.setup = self._each("setup", self._action)
         s.rules = self._each("rules", self._rule)
         s.webhooks = self._each("webhooks", self._fault)
         s.deprecations = self._each("deprecations", self._deprecation)
         s.timeline = self._each("timeline", self._timeline)
-        self._steps(value.get("steps", []))
-        if self.problems:
-            self.problems.sort(key=lambda problem: problem.line)
-            raise ScenarioError.every(self.problems)
+        self._steps()
 
     def _each(self, field: str, build: Callable[[dict[str, Any], PathT], T]) -> list[T]:
-        """Each item of the list `field`, built; a bad one is kept as a problem and skipped."""
+        """Each item of the list `field`, built; a bad one is kept as a problem and skipped,
+        as is one the schema refused."""
         built: list[T] = []
+        if (field,) in self.refused:
+            return built
         for index, raw in enumerate(self.value.get(field, [])):
-            try:
-                built.append(build(raw, (field, index)))
-            except ScenarioError as error:
-                self.problems.append(error)
+            path = (field, index)
+            if path not in self.refused:
+                try:
+                    built.append(build(raw, path))
+                    continue
+                except ScenarioError as error:
+                    self.problems.append(error)
+            self._skipped(raw, path)
         return built
+
+    def _skipped(self, raw: Any, path: PathT) -> None:
+        """Note what a skipped item would have declared, so that what refers to it is not
+        reported missing: a rule's, fault's or deprecation's name (for enable and disable),
+        the ids its actions add (for the checks against a seed)."""
+        if not isinstance(raw, dict):
+            return
+        field = path[0]
+        if field in ("rules", "webhooks", "deprecations"):
+            name = raw.get("name", f"deprecation-{path[1]}" if field == "deprecations" else None)
+            if isinstance(name, str):
+                self.names.setdefault(name, path)
+        actions = [raw] if field == "setup" else raw.get("do") if field == "timeline" else None
+        for action in actions if isinstance(actions, list) else []:
+            for args in action.values() if isinstance(action, dict) else []:
+                ident = args.get("id") if isinstance(args, dict) else None
+                if isinstance(ident, str):
+                    self.scenario.skipped_ids.add(ident)
 
     def _time(self, raw: str, path: PathT) -> int:
         try:
@@ -389,14 +349,20 @@ class _Builder:
             when=None if "at" not in raw else self._time(raw["at"], (*path, "at")),
         )
 
-    def _steps(self, raw: list[dict[str, Any]]) -> None:
+    def _steps(self) -> None:
+        if ("steps",) in self.refused:
+            return
         defined: set[str] = set()
-        for i, item in enumerate(raw):
-            try:
-                self.scenario.steps.append(self._step(item, ("steps", i), defined))
-            except ScenarioError as error:
-                self.problems.append(error)
-            defined.update(item.get("capture", {}))  # a bad step's names too: no echoes
+        for i, item in enumerate(self.value.get("steps", [])):
+            path = ("steps", i)
+            if path not in self.refused:
+                try:
+                    self.scenario.steps.append(self._step(item, path, defined))
+                except ScenarioError as error:
+                    self.problems.append(error)
+            capture = item.get("capture") if isinstance(item, dict) else None
+            if isinstance(capture, dict):  # a bad step's names too: no echoes
+                defined.update(str(name) for name in capture)
 
     def _step(self, item: dict[str, Any], path: PathT, defined: set[str]) -> Step:
         kinds = [kind for kind in STEP_KINDS if kind in item]

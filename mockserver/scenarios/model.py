@@ -158,6 +158,11 @@ class Scenario:
     deprecations: list[Deprecation] = field(default_factory=list)
     timeline: list[TimelineEntry] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
+    # Only in a scenario read past its problems (`read_scenario`, for `mockserver validate`):
+    # what its skipped parts would have given, which the checks against a seed take as unknown
+    # rather than missing: the ids their actions add, and the default key if it was refused.
+    skipped_ids: set[str] = field(default_factory=set)
+    key_refused: bool = False
 
     def line_of(self, path: PathT) -> int:
         return line_of(self.text, path)

@@ -9,6 +9,10 @@ before every test that uses it, with a frozen clock. Fixtures:
 - `mock_client`: an in-process httpx client on the same app, authenticated with the full key.
 - `@pytest.mark.mock_scenario("name")`: load a scenario for one test.
 
+A scenario the mock refuses fails the test with the mock's `file:line: message` lines and no
+frame of this module: `load_scenario` raises `ScenarioRefused` (its frames hidden from
+pytest's traceback), and the marker fails the test's setup with the lines alone.
+
 Both fixtures assert what the client sent (`assert_requested`, `assert_not_requested`,
 `assert_requested_in_order`: testing/verification.py). A failed test that used one gets a
 "mock journal" report section: its API requests, with `explain` under each error answer.
@@ -49,6 +53,23 @@ _DEFAULTS = Settings()  # the options' defaults are the settings'
 FULL_KEY = "sk_test_mock_full"
 JOURNAL_SHOWN = 50  # requests at most in a failed test's "mock journal" section
 _SESSION = pytest.StashKey["_SessionMock"]()
+
+
+class ScenarioRefused(RuntimeError):
+    """A scenario the mock would not load: a bad file, or a name it does not have. `str` is
+    what the mock said: one `file:line: message` line per problem of a file."""
+
+
+def _scenario_text(path: Path) -> str:
+    """The text of a scenario file; ScenarioRefused when it cannot be read, as loading says."""
+    __tracebackhide__ = True
+    from mockserver.core.errors import ScenarioError
+    from mockserver.seeds.yaml_lines import read_source
+
+    try:
+        return read_source(path, ScenarioError, "scenario")
+    except ScenarioError as error:
+        raise ScenarioRefused(str(error)) from None
 
 
 class MockServer(Verifying):
@@ -161,12 +182,22 @@ class MockServer(Verifying):
         self._call("POST", f"/_mock/documents/{document_id}/legal_hold", json={"on": on})
 
     def load_scenario(self, name_or_path: str | Path) -> Any:
-        """Load a scenario by name (from the shipped scenarios) or from a YAML file."""
+        """Load a scenario by name (from the shipped scenarios) or from a YAML file (a path
+        ending in .yaml or .yml). A bad one raises ScenarioRefused and loads nothing."""
+        __tracebackhide__ = True  # a refusal is shown at the test's line, not in the plugin
         path = Path(name_or_path)
-        if path.suffix in (".yaml", ".yml") and path.exists():
-            body = {"yaml": path.read_text(), "source": str(path)}  # errors name the file
-            return self._call("POST", "/_mock/scenarios", json=body)
-        return self._call("POST", "/_mock/scenarios", json={"name": str(name_or_path)})
+        if path.suffix in (".yaml", ".yml"):
+            body = {"yaml": _scenario_text(path), "source": str(path)}  # errors name the file
+        else:
+            body = {"name": str(name_or_path)}
+        response = self._admin.post("/_mock/scenarios", json=body)
+        if response.status_code in (404, 422):  # not a scenario, or a bad one
+            raise ScenarioRefused(response.json()["error"]["message"])
+        if response.status_code >= 400:
+            raise RuntimeError(
+                f"POST /_mock/scenarios failed: {response.status_code} {response.text}"
+            )
+        return response.json()
 
     def requests(self, **filters: Any) -> list[dict[str, Any]]:
         """The request journal, newest first, filtered like `GET /_mock/requests`."""
@@ -280,7 +311,18 @@ class _SessionMock:
         marker = request.node.get_closest_marker("mock_scenario")
         if marker is not None:
             for name in marker.args:
-                self.server(tls=False).load_scenario(name)
+                refused = self._load(name)
+                if refused is not None:  # the mock's lines, without a traceback
+                    pytest.fail(str(refused), pytrace=False)
+
+    def _load(self, name: str) -> ScenarioRefused | None:
+        """Load a scenario of the `mock_scenario` marker; why the mock refused it, if it did
+        (returned, not raised: failing in an `except` would print it twice)."""
+        try:
+            self.server(tls=False).load_scenario(name)
+        except ScenarioRefused as refused:
+            return refused
+        return None
 
     def unused_rules(self) -> list[str]:
         """`scenario/rule` of every rule of the loaded scenarios that never fired."""

@@ -52,6 +52,29 @@ def test_validate_reports_every_bad_record_of_a_seed_one_a_line(
     ]
 
 
+def test_validate_reports_format_and_reference_problems_of_a_seed_in_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "both.yaml"
+    path.write_text(
+        "version: 1\naccounts:\n  - id: acct_x\n    name: X\n    default_region: us\n"
+        "    environments:\n      sandbox:\n        vaults:\n"
+        "          - {id: vault_x, name: V, region: mars, created_at: '2025-01-01T00:00:00Z'}\n"
+        "        documents:\n"
+        "          - {id: doc_x, vault_id: vault_nowhere, title: T, status: draft,\n"
+        "             created_at: '2025-01-01T00:00:00Z', sha256: " + "0" * 64 + "}\n"
+        "          - {id: doc_y, vault_id: vault_x, title: T, status: draft,\n"
+        "             created_at: '2025-01-01T00:00:00Z', sha256: " + "1" * 64 + "}\n"
+    )
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"{path}:9: accounts[0].environments.sandbox.vaults[0].region: unknown region 'mars' "
+        "(expected one of: us, eu)",
+        f"{path}:11: accounts[0].environments.sandbox.documents[0].vault_id: no such vault: "
+        "'vault_nowhere'",
+    ]  # doc_y is in the refused vault: not reported again
+
+
 def test_run_with_a_bad_seed_exits_2_before_serving(tmp_path: Path) -> None:
     port = free_port()
     result = subprocess.run(

@@ -64,3 +64,73 @@ def test_scenario_helpers_in_a_consumer_suite(pytester: pytest.Pytester) -> None
     pytester.makepyfile(test_consumer=CONSUMER)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
     result.assert_outcomes(passed=6)
+
+
+BAD_SCENARIO = "name: bad\nrules:\n  - {name: r, respond: {statu: 503}}\nsteps:\n  - advance: -5\n"
+
+BAD_CONSUMER = """
+from pathlib import Path
+
+import pytest
+
+from mockserver.testing.plugin import ScenarioRefused
+
+BAD = Path(__file__).with_name("bad.yaml")
+
+
+def test_helper(mock_server):
+    mock_server.load_scenario(BAD)
+
+
+@pytest.mark.mock_scenario(str(BAD))
+def test_marker(mock_server):
+    pass
+
+
+def test_a_refusal_can_be_caught(mock_server, tmp_path):
+    missing = tmp_path / "missing.yaml"
+    with pytest.raises(ScenarioRefused) as refused:
+        mock_server.load_scenario(missing)
+    message = "cannot read scenario file: No such file or directory"
+    assert str(refused.value) == f"{missing}:1: {message}"
+    with pytest.raises(ScenarioRefused, match="^No scenario named 'legal_hole'. Available: "):
+        mock_server.load_scenario("legal_hole")
+"""
+
+
+def follows(lines: list[str], expected: list[str]) -> bool:
+    """Whether `expected` are consecutive lines of `lines`."""
+    return any(lines[i : i + len(expected)] == expected for i in range(len(lines)))
+
+
+def test_a_bad_scenario_fails_the_test_with_its_file_line_messages(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makefile(".yaml", bad=BAD_SCENARIO)
+    pytester.makepyfile(test_consumer=BAD_CONSUMER)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1, errors=1)
+    bad = pytester.path / "bad.yaml"
+    problems = [
+        f"{bad}:3: rules[0].respond.statu: unknown field 'statu' (did you mean 'status'?)",
+        f"{bad}:5: steps[0].advance: must be at least 0",
+    ]
+    out = result.stdout.lines
+    # the helper fails at the test's own line, with the mock's lines
+    assert follows(
+        out,
+        [
+            ">       mock_server.load_scenario(BAD)",
+            f"E       mockserver.testing.plugin.ScenarioRefused: {problems[0]}",
+            f"E       {problems[1]}",
+            "",
+            "test_consumer.py:11: ScenarioRefused",
+        ],
+    )
+    # the marker errors the test at setup with the lines alone
+    setup = next(i for i, line in enumerate(out) if "ERROR at setup of test_marker" in line)
+    assert out[setup + 1 : setup + 3] == problems
+    text = result.stdout.str()
+    for internal in ("plugin.py", "_call", "/_mock/scenarios", '{"error"', "validation_error"):
+        assert internal not in text
+    assert "During handling" not in text

@@ -247,6 +247,101 @@ def test_validate_reports_every_problem_of_a_file_one_a_line(
     assert captured.out == f"{good}: ok (scenario)\n"
 
 
+EVERY_KIND = """\
+name: every_kind
+setup:
+  - legal_hold: {document: doc_nowhere}
+  - add_document: {vault_id: vault_nowhere, title: t}
+  - revoke_key: {key: 5}
+rules:
+  - name: r
+    match: {nht: 2}
+    respond: {status: 500}
+  - name: s
+    respond: {status: 302, error: {message: m}}
+timeline:
+  - after: 60
+    do:
+      - disable: nobody
+steps:
+  - request: {method: GET, path: '/v1/documents/${nobody}'}
+  - advance: -5
+"""
+
+
+def test_validate_reports_format_and_reference_problems_in_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, EVERY_KIND)
+    assert main(["validate", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        f"{path}:3: setup[0].legal_hold.document: no document 'doc_nowhere'",
+        f"{path}:4: setup[1].add_document.vault_id: no vault 'vault_nowhere' for key "
+        "sk_test_mock_full",
+        f"{path}:5: setup[2].revoke_key.key: must be a string",
+        f"{path}:8: rules[0].match.nht: unknown field 'nht' (did you mean 'nth'?)",
+        f"{path}:11: rules[1].respond.status: an error response needs a status of 400 or more",
+        f"{path}:15: timeline[0].do[0].disable: no rule, webhook fault or deprecation named "
+        "'nobody'",
+        f"{path}:17: steps[0].request.path: variable '${{nobody}}' is not captured by an "
+        "earlier step",
+        f"{path}:18: steps[1].advance: must be at least 0",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "problems"),
+    [
+        (  # a vault the schema refused is not reported missing by what uses it
+            "name: v\nsetup:\n  - add_vault: {id: vault_qa_new, name: 5, region: us}\n"
+            "  - add_document: {id: doc_qa_new, vault_id: vault_qa_new, title: t}\n"
+            "  - legal_hold: {document: doc_qa_new}\n",
+            ["3: setup[0].add_vault.name: must be a string"],
+        ),
+        (  # a document refused against the seed is not reported again by its workflow
+            "name: d\nsetup:\n  - add_document: {id: doc_qa_new, vault_id: vault_no, title: t}\n"
+            "  - add_workflow: {document_id: doc_qa_new, steps: [{assignee: a@example.com}]}\n",
+            ["3: setup[0].add_document.vault_id: no vault 'vault_no' for key sk_test_mock_full"],
+        ),
+        (  # a refused default key: the actions that use it are not checked, the others are
+            "name: k\nkey: 5\nsetup:\n  - add_document: {vault_id: vault_no, title: t}\n"
+            "  - legal_hold: {document: doc_nowhere}\n",
+            [
+                "2: key: must be a string",
+                "5: setup[1].legal_hold.document: no document 'doc_nowhere'",
+            ],
+        ),
+        (  # a refused list: only its own problem; the timeline is still checked
+            "name: l\nsetup: 5\ntimeline:\n  - after: 1\n"
+            "    do: [{legal_hold: {document: doc_nowhere}}]\n",
+            [
+                "2: setup: must be a list",
+                "5: timeline[0].do[0].legal_hold.document: no document 'doc_nowhere'",
+            ],
+        ),
+        (  # a refused rule or step still names what refers to it
+            "name: r\nrules:\n  - {name: r, respond: {status: 9999}}\n"
+            "timeline:\n  - {after: 1, do: [{disable: r}]}\n"
+            "steps:\n  - {request: {method: GET, path: /v1/whoami, bogus: 1}, capture: {x: body}}\n"
+            "  - request: {method: GET, path: '/v1/documents/${x}'}\n",
+            [
+                "3: rules[0].respond.status: must be at most 599",
+                "7: steps[0].request.bogus: unknown field 'bogus'; known: method, path, key, "
+                "headers, query, body, form, content",
+            ],
+        ),
+    ],
+)
+def test_validate_reports_nothing_missing_that_a_refused_part_would_add(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, problems: list[str]
+) -> None:
+    path = write(tmp_path, text)
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines() == [f"{path}:{problem}" for problem in problems]
+
+
 def test_validate_checks_against_the_seed_given(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 from mockserver.core.errors import ScenarioError
-from mockserver.scenarios.loader import load_scenario, load_scenario_text, looks_like_seed
+from mockserver.scenarios.loader import (
+    load_scenario,
+    load_scenario_text,
+    looks_like_seed,
+    read_scenario_text,
+)
 
 GOOD = """\
 name: demo
@@ -222,3 +227,69 @@ def test_every_problem_past_the_schema_is_reported_in_the_files_order() -> None:
     ]
     assert (error.line, error.message) == (error.problems[0].line, error.problems[0].message)
     assert str(error).splitlines() == [f"bad.yaml:{p.line}: {p.message}" for p in error.problems]
+
+
+def test_the_checks_past_the_schema_go_on_around_the_parts_it_refuses() -> None:
+    error = error_of(
+        """\
+        name: mixed
+        rules:
+          - name: down
+            respond: {status: 9999}
+          - name: up
+            respond: {status: 302, error: {message: m}}
+        timeline:
+          - after: 60
+            do:
+              - disable: down
+              - enable: nobody
+        steps:
+          - request: {method: GET, path: /v1/whoami, bogus: 1}
+            capture: {acct: body.account_id}
+          - request: {method: GET, path: '/v1/accounts/${acct}/${other}'}
+        """
+    )
+    assert str(error).splitlines() == [
+        "bad.yaml:4: rules[0].respond.status: must be at most 599",
+        "bad.yaml:6: rules[1].respond.status: an error response needs a status of 400 or more",
+        "bad.yaml:11: timeline[0].do[1].enable: no rule, webhook fault or deprecation named "
+        "'nobody'",
+        "bad.yaml:13: steps[0].request.bogus: unknown field 'bogus'; known: method, path, key, "
+        "headers, query, body, form, content",
+        "bad.yaml:15: steps[1].request.path: variable '${other}' is not captured by an earlier "
+        "step",
+    ]
+
+
+def test_reading_past_the_problems_keeps_the_parts_that_passed() -> None:
+    scenario, problems = read_scenario_text(
+        textwrap.dedent(
+            """\
+            name: partial
+            key: 5
+            setup:
+              - add_vault: {id: vault_qa_new, name: 5, region: us}
+              - legal_hold: {document: doc_mock_draft}
+            timeline:
+              - at: 2026-01-15T10:00:00Z
+                after: 60
+                do: [{add_document: {id: doc_qa_new, vault_id: vault_qa_new, title: t}}]
+            """
+        ),
+        "p.yaml",
+    )
+    assert [(p.line, p.message.split(":")[0]) for p in problems] == [
+        (2, "key"),
+        (4, "setup[0].add_vault.name"),
+        (7, "timeline[0]"),
+    ]
+    assert [action.kind for action in scenario.setup] == ["legal_hold"]
+    assert scenario.timeline == []
+    assert scenario.skipped_ids == {"vault_qa_new", "doc_qa_new"}
+    assert scenario.key_refused
+    assert scenario.key == "sk_test_mock_full"
+
+
+def test_a_file_that_is_not_a_mapping_is_one_problem_even_when_read_past_problems() -> None:
+    with pytest.raises(ScenarioError, match=r"^x.yaml:1: the top level must be a mapping$"):
+        read_scenario_text("- 1\n- 2\n", "x.yaml")
