@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -439,6 +440,12 @@ def test_getting_started_runs_every_block() -> None:
         assert before[-1].kind in ("shell", "python"), (
             f"{block.where}: output of a {before[-1].kind}"
         )
+
+
+def test_install_page_names_the_command_make_run_ends_in() -> None:
+    command = fresh_clone.make_run_command(ROOT / "Makefile", [], {})
+    page = (GETTING_STARTED / "index.md").read_text(encoding="utf-8")
+    assert f"`make run` ends in `{shlex.join(command)}`" in page
 
 
 def test_every_directive_is_known_and_explained() -> None:
