@@ -8,7 +8,13 @@ The collector takes each fenced block whose language is bash, sh, console or pyt
 - `http-errors (reason)`: curl may get a 4xx or 5xx (the example shows one); otherwise curl runs
   with `--fail-with-body`, so an example the API refuses fails;
 - `file NAME`: the block (in any language, YAML too) is written to NAME in the page's folder,
-  for later blocks to use.
+  for later blocks to use;
+- `serve (reason)`: each command of the block starts a server that runs until stopped. Each is
+  started in the background on a free loopback port (the page's 8080 or 9000 rewritten, or
+  `--port`/`PORT=` added when the command names none; `0.0.0.0` rewritten to 127.0.0.1), must
+  answer HTTP, and is then stopped by its PID with SIGINT, as Ctrl-C stops it, and must exit 0;
+- `output (reason)`: the block (usually `text`) is what the block before it prints, and must
+  be what it printed, line for line (trailing spaces and blank lines aside).
 
 One server runs for the whole module (`mockserver run --clock frozen`) on a free loopback port,
 and is reset before each page. The blocks of a page run in order in one folder (with `seeds/`
@@ -17,18 +23,26 @@ processes a block leaves in the background are stopped when the page is done. `:
 rewritten to the server's port, and the ports of the examples' own servers (`8090` a webhook
 receiver, `8443` an HTTPS server, `8081` another server) to free ones.
 A Python block that defines `test_` functions is run by pytest, with the plugin's own server.
+
+The getting-started pages run every block, none `no-run`, as a new user runs them: in a folder
+laid out as a fresh clone after `make run` (`.venv/bin/mockserver`, the compiled wheel in
+`dist/`), with `mockserver` on PATH as a pip install puts it, and nothing else of the test's
+venv: `python3` there has the standard library only, as the pages promise. `make run` and
+`pip install` are stand-ins (tests/support/fresh_clone.py says why and what they check).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,12 +50,17 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support import fresh_clone
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
+GETTING_STARTED = ROOT / "docs" / "getting-started"
 LANGUAGES = {"bash": "shell", "sh": "shell", "console": "console", "python": "python"}
 FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+)(?P<lang>[\w-]*)[^\n]*$")
 DIRECTIVE = re.compile(r"^\s*<!--\s*doc-test:\s*(?P<kind>[\w-]+)\s*(?P<arg>.*?)\s*-->\s*$")
 BLOCK_TIMEOUT = 60
+# How long a `serve` block's server may take to answer, and to stop once told.
+SERVE_TIMEOUT = 30
 # Ports the examples use for servers of their own: a webhook receiver, an HTTPS server, another.
 EXAMPLE_PORTS = ("8090", "8443", "8081")
 
@@ -50,9 +69,9 @@ EXAMPLE_PORTS = ("8090", "8443", "8081")
 class Block:
     page: Path
     line: int
-    kind: str  # shell, console, python, or file
+    kind: str  # shell, console, python, file or output
     code: str
-    directive: str = ""  # no-run, http-errors, file
+    directive: str = ""  # no-run, http-errors, file, serve, output
     argument: str = ""
 
     @property
@@ -81,6 +100,8 @@ def blocks(page: Path) -> Iterator[Block]:
         kind = LANGUAGES.get(opened["lang"])
         if directive and directive["kind"] == "file":
             kind = kind or "file"  # a YAML or JSON file the next blocks use
+        if directive and directive["kind"] == "output":
+            kind = "output"  # what the block before prints
         if kind is None:
             continue
         yield Block(
@@ -94,7 +115,7 @@ def blocks(page: Path) -> Iterator[Block]:
 
 
 ALL = [block for page in PAGES for block in blocks(page)]
-KNOWN_DIRECTIVES = {"", "no-run", "http-errors", "file"}
+KNOWN_DIRECTIVES = {"", "no-run", "http-errors", "file", "serve", "output"}
 
 
 def _free_port() -> int:
@@ -163,6 +184,21 @@ def _rewrite(code: str, port: int, others: dict[str, int]) -> str:
     return code
 
 
+def _commands(code: str) -> list[str]:
+    """The commands of a shell block, one a line (continued lines joined), comments dropped."""
+    commands = []
+    for line in code.replace("\\\n", " ").splitlines():
+        command = re.sub(r"(^|\s)#[^'\"]*$", "", line).strip()
+        if command:
+            commands.append(command)
+    return commands
+
+
+def _lines(text: str) -> list[str]:
+    """Text as lines to compare: trailing spaces and leading or trailing blank lines aside."""
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip("\n").splitlines()
+
+
 class Page:
     """The folder, environment and background processes one page's blocks share."""
 
@@ -179,16 +215,24 @@ class Page:
             "PYTHONDONTWRITEBYTECODE": "1",
         }
         self.env.pop("DOC_TEST_HTTP_ERRORS", None)
+        self.python = [sys.executable]  # what runs the page's Python blocks
         self.groups: list[int] = []
+        self.printed = ""  # what the last block run printed
 
     def run(self, block: Block) -> None:
+        if block.directive == "serve":
+            self._serve(block)
+            return
+        if block.directive == "output":
+            self._compare(block)
+            return
         code = _rewrite(block.code, self.server.port, self.ports)
         if block.directive == "file":
             (self.folder / block.argument).write_text(code)
         elif block.kind == "python" and re.search(r"^def test_", code, re.MULTILINE):
             self._pytest(block, code)
         elif block.kind == "python":
-            self._process(block, [sys.executable, "-c", code], self.env)
+            self._process(block, [*self.python, "-c", code], self.env)
         else:
             if block.kind == "console":
                 code = "\n".join(line[2:] for line in code.splitlines() if line.startswith("$ "))
@@ -242,6 +286,75 @@ class Page:
                 f"--- code\n{block.code}--- output\n{output}",
                 pytrace=False,
             )
+        self.printed = output
+
+    def _serve(self, block: Block) -> None:
+        """Start every command of the block at once, each on a free port; each must answer
+        HTTP, then stop when told as Ctrl-C tells it, with exit status 0."""
+        started = []
+        for index, command in enumerate(_commands(block.code)):
+            port = _free_port()
+            command = re.sub(r"\b(8080|9000)\b", str(port), command)
+            # Never every interface of a shared machine: the options are what is tried here.
+            command = command.replace("0.0.0.0", "127.0.0.1")
+            if not re.search(r"--port\b|\bPORT=", command):
+                command += f" PORT={port}" if command.startswith("make ") else f" --port {port}"
+            log = self.folder / f".doc-test-serve-{block.line}-{index}"
+            with log.open("wb") as sink:
+                process = subprocess.Popen(
+                    ["bash", "-c", command],
+                    cwd=self.folder,
+                    env=self.env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            self.groups.append(process.pid)
+            started.append((command, port, process, log))
+        for command, port, process, log in started:
+            problem = self._answers(port, process) or self._stops(process)
+            if problem:
+                pytest.fail(
+                    f"{block.where}: `{command}` {problem}\n--- output\n"
+                    f"{log.read_text(errors='replace')}",
+                    pytrace=False,
+                )
+
+    @staticmethod
+    def _answers(port: int, process: subprocess.Popen[bytes]) -> str:
+        deadline = time.monotonic() + SERVE_TIMEOUT
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                return f"exited {process.returncode} instead of serving"
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/v1/whoami", timeout=1)
+                return ""
+            except httpx.TransportError:
+                time.sleep(0.1)
+        return f"did not answer on port {port} within {SERVE_TIMEOUT} s"
+
+    @staticmethod
+    def _stops(process: subprocess.Popen[bytes]) -> str:
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            status = process.wait(timeout=SERVE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            return "did not stop on SIGINT"
+        return f"exited {status} on SIGINT" if status != 0 else ""
+
+    def _compare(self, block: Block) -> None:
+        printed = self.printed.replace(f":{self.server.port}", ":8080")
+        for example, free in self.ports.items():
+            printed = re.sub(rf"\b{free}\b", example, printed)
+        if _lines(printed) != _lines(block.code):
+            pytest.fail(
+                f"{block.where}: the page shows\n{block.code}--- but the block before printed\n"
+                f"{printed}",
+                pytrace=False,
+            )
 
     def close(self) -> None:
         for group in self.groups:
@@ -251,6 +364,53 @@ class Page:
                 pass
 
 
+class FreshClone(Page):
+    """A getting-started page's folder and environment: a clone after `make run`, with the
+    package pip-installed, as a new user has it; nothing else of the test's venv on PATH."""
+
+    def __init__(self, server: Server, folder: Path) -> None:
+        super().__init__(server, folder)
+        scripts = Path(sys.executable).parent
+        # What `make run` leaves: .venv/bin/mockserver, and the compiled wheel in dist/ (an
+        # empty file named as `make wheel` names it: the pip stand-in checks it is there).
+        (folder / ".venv" / "bin").mkdir(parents=True)
+        (folder / ".venv" / "bin" / "mockserver").symlink_to(scripts / "mockserver")
+        version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+        (folder / "dist").mkdir()
+        (folder / "dist" / fresh_clone.compiled_wheel_name(version)).touch()
+        for checked_in in ("Makefile", "pyproject.toml"):
+            (folder / checked_in).symlink_to(ROOT / checked_in)
+        # What a pip install puts on PATH: `mockserver`, the test venv's.
+        installed = folder / ".doc-test-installed"
+        installed.mkdir()
+        (installed / "mockserver").symlink_to(scripts / "mockserver")
+        # `make run` stands for the command its recipe ends in, with the test venv's mockserver
+        # as .venv/bin/mockserver: the real one first builds the compiled wheel for a minute or
+        # more, which `make test` builds and tests anyway. `pip install` checks its targets and
+        # installs nothing. python3 has the standard library only (-S: no site-packages), as
+        # on a machine where nothing but mockserver's venv was installed.
+        tools = folder / ".doc-test-tools"
+        tools.mkdir()
+        stand_ins = {
+            name: f'exec "{sys.executable}" "{fresh_clone.__file__}" {name} "$@"'
+            for name in ("make", "pip")
+        }
+        stdlib_python = f'exec "{sys.executable}" -S "$@"'
+        for name, line in {**stand_ins, "python3": stdlib_python, "python": stdlib_python}.items():
+            (tools / name).write_text(f"#!/bin/sh\n{line}\n")
+            (tools / name).chmod(0o755)
+        elsewhere = [
+            entry
+            for entry in os.environ["PATH"].split(os.pathsep)
+            if entry and Path(entry).resolve() != scripts.resolve()
+        ]
+        self.env["PATH"] = os.pathsep.join(
+            [str(tools), str(server.bin_dir), str(installed), *elsewhere]
+        )
+        self.env.pop("VIRTUAL_ENV", None)
+        self.python = [str(tools / "python3")]
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
 def test_page_examples_run(page: Path, server: Server, tmp_path: Path) -> None:
     runnable = [block for block in ALL if block.page == page and block.directive != "no-run"]
@@ -258,7 +418,7 @@ def test_page_examples_run(page: Path, server: Server, tmp_path: Path) -> None:
         return
     httpx.post(f"{server.url}/_mock/reset").raise_for_status()
     httpx.delete(f"{server.url}/_mock/scenarios").raise_for_status()
-    shared = Page(server, tmp_path)
+    shared = (FreshClone if page.parent == GETTING_STARTED else Page)(server, tmp_path)
     try:
         for block in runnable:
             shared.run(block)
@@ -266,10 +426,32 @@ def test_page_examples_run(page: Path, server: Server, tmp_path: Path) -> None:
         shared.close()
 
 
+def test_getting_started_runs_every_block() -> None:
+    """Nothing on the getting-started pages is left out: servers are `serve` blocks."""
+    pages = sorted(GETTING_STARTED.glob("*.md"))
+    assert pages
+    for block in ALL:
+        if block.page in pages:
+            assert block.directive != "no-run", f"{block.where}: run it (a `serve` block?)"
+    outputs = [block for block in ALL if block.directive == "output"]
+    for block in outputs:
+        before = [other for other in ALL if other.page == block.page and other.line < block.line]
+        assert before, f"{block.where}: output of what?"
+        assert before[-1].kind in ("shell", "python"), (
+            f"{block.where}: output of a {before[-1].kind}"
+        )
+
+
+def test_install_page_names_the_command_make_run_ends_in() -> None:
+    command = fresh_clone.make_run_command(ROOT / "Makefile", [], {})
+    page = (GETTING_STARTED / "index.md").read_text(encoding="utf-8")
+    assert f"`make run` ends in `{shlex.join(command)}`" in page
+
+
 def test_every_directive_is_known_and_explained() -> None:
     for block in ALL:
         assert block.directive in KNOWN_DIRECTIVES, f"{block.where}: {block.directive}"
-        if block.directive in ("no-run", "http-errors", "file"):
+        if block.directive:
             assert block.argument, f"{block.where}: doc-test {block.directive} needs a reason"
 
 
