@@ -29,7 +29,7 @@ def test_serving_imports_none_of_the_optional_libraries_until_used() -> None:
 
 
 def test_each_is_made_by_its_first_use() -> None:
-    from mockserver.scenarios.loader import _validator
+    from mockserver.scenarios.schema_errors import _validator
     from mockserver.web.inspector.web import _templates
 
     assert _validator().schema["type"] == "object"
