@@ -10,6 +10,8 @@ answered it.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import Message, Receive, Scope, Send
 
@@ -40,22 +42,32 @@ def body_reader(receive: Receive) -> BodyReader:
     return read
 
 
+def header_lines(headers: Any) -> HeaderLines:
+    """The scope's headers as a list of (bytes, bytes) tuples: themselves when they are one
+    (uvicorn's and httpx's are), else a copy of any iterable of two-item iterables the ASGI
+    spec allows."""
+    if type(headers) is list:
+        for pair in headers:
+            if (
+                type(pair) is not tuple
+                or len(pair) != 2
+                or type(pair[0]) is not bytes
+                or type(pair[1]) is not bytes
+            ):
+                break
+        else:
+            return cast(HeaderLines, headers)
+    return [(bytes(name), bytes(value)) for name, value in headers]
+
+
 def request_of(scope: Scope) -> Request:
     """The sandbox's request for an ASGI HTTP scope (its body read apart)."""
-    headers = scope.get("headers") or []
-    if type(headers) is not list:
-        headers = list(headers)
-    lines: HeaderLines = headers
-    for name, value in headers:
-        if type(name) is not bytes or type(value) is not bytes:
-            lines = [(bytes(n), bytes(v)) for n, v in headers]
-            break
     client = scope.get("client")
     server = scope.get("server")
     return Request.of(
         scope["method"],
         scope["path"],
-        lines,
+        header_lines(scope.get("headers") or []),
         scope.get("query_string", b""),
         b"",
         (client[0], client[1]) if client else None,

@@ -1,7 +1,7 @@
 """What the mock keeps for a long time is kept at its size: orjson's output sits in a block of
 about 4 KiB whatever its length, so bytes that are stored (an idempotent replay, a document's
 rendering, the journal, a webhook envelope) are copied out of it (mockserver/domain/kept_bytes.py),
-and a kept response is one bytes object (web/traffic.py `pack_response`)."""
+and a kept response is one bytes object (engine/kept_responses.py `pack_response`)."""
 
 from __future__ import annotations
 
