@@ -12,10 +12,10 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from mockserver.core.config import Settings
 from mockserver.serving.guard import HEAD_MAX, guarded_protocol
-from mockserver.serving.one_write import one_write_protocol
 from mockserver.serving.server import config, server
 from mockserver.testing.live import LiveServer
 from mockserver.web.app import create_app
@@ -33,7 +33,7 @@ class GuardedServer:
     def __init__(self) -> None:
         app = create_app(Settings(clock_mode="frozen", rate_limit=False))
         protocol = guarded_protocol(
-            one_write_protocol(), head_timeout=HEAD_TIMEOUT, max_connections=MAX_CONNECTIONS
+            AutoHTTPProtocol, head_timeout=HEAD_TIMEOUT, max_connections=MAX_CONNECTIONS
         )
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.port: int = self.sock.getsockname()[1]
