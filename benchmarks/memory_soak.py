@@ -6,16 +6,16 @@
 A server is started as a long-lived team sandbox runs, `mockserver run --tls --state-dir DIR`
 (frozen clock, no rate limit), and driven over HTTPS in rounds. Each round, on a new TLS
 connection: a reset; two shipped scenarios loaded (`flaky_documents`, `webhook_failures`);
-webhook endpoints on receivers that fail (a reset connection, a refused port, a redirect) and
-that are slow (one that never answers, one that drips its answer), and one that answers 200;
-`documents` creates with idempotency keys (each one a delivery per endpoint), replays, errors,
-a workflow approved to completion, two clock moves of 61 s (the failed attempts' retries come
-due and run), a snapshot saved, restored and deleted, the scenarios disarmed. Then a reset,
-and the server's RSS is read. A reset drops everything the round made, so RSS after it must
-stay flat once the server is warm: a round leaves nothing behind that the collector cannot
-reclaim. A reset and a restore drop the webhook journal and its deliveries, which hold
-reference cycles, and loading a scenario builds classes (cycles too): that is the garbage a
-collector setting must not strand.
+webhook endpoints on receivers that fail (a reset connection, a refused port, a redirect), that
+are slow (one that never answers, one that drips its answer: these get only the few workflow
+events of a round) and that answer 200; `documents` creates with idempotency keys (each one a
+delivery per endpoint), replays, errors, a workflow approved to completion, two clock moves of
+61 s (the failed attempts' retries come due and run), a snapshot saved, restored and deleted,
+the scenarios disarmed. Then a reset, and the server's RSS is read. A reset drops everything
+the round made, so RSS after it must stay flat once the server is warm: a round leaves nothing
+behind that the collector cannot reclaim. A reset and a restore drop the webhook journal and
+its deliveries, which hold reference cycles, and loading a scenario builds classes (cycles
+too): that is the garbage a collector setting must not strand.
 
 `--collectors` runs the same soak on servers whose collector is set differently, side by
 side (each its own server and driver thread, the receivers shared):
@@ -63,7 +63,7 @@ REFUSED = 3
 SLOW = {"hang": 2, "drip": 2}
 SUCCEEDING = {"ok": 2}
 SLOW_EVENTS = ["workflow.created", "workflow.advanced", "workflow.completed", "document.signed"]
-DOCUMENTS = 150  # creates per round: with 14 endpoints, about 2,000 deliveries
+DOCUMENTS = 150  # creates per round: with the 10 endpoints on every event, 1,500 deliveries
 # Each document carries 4 KB of metadata, and so does each delivery of its event: what a round
 # leaves behind, if anything, is then plain in the RSS.
 METADATA = {f"note{index}": "soak " * 100 for index in range(8)}
@@ -71,9 +71,9 @@ ADVANCE = 61  # seconds per clock move: past the first retry (60 s) of a failed 
 START_TIMEOUT = 120.0
 REQUEST_TIMEOUT = 60.0  # a clock move awaits the attempts it runs (10 s at most each)
 STOP_TIMEOUT = 10.0
-# Rounds before the RSS the rest is compared with. RSS climbs over the first rounds (about
-# 10 MiB): the collector's first full collection after start-up waits until garbage worth a
-# quarter of what start-up built has reached its oldest generation; from then on it is flat.
+# Rounds before the RSS the rest is compared with: RSS climbs by about 10 MiB over the first
+# rounds (allocator arenas, what is built on first use, garbage waiting for the collector's
+# first full collections), then levels off.
 WARM_ROUNDS = 8
 DRIP_INTERVAL = 1.0  # seconds between two bytes of the dripping receiver's answer
 
