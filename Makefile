@@ -32,7 +32,8 @@ PACKAGE := pyproject.toml README.md \
 	$(shell find mockserver seeds scenarios -type f ! -path '*/__pycache__/*' ! -name '*.so')
 WHEEL := dist/.wheel
 
-.PHONY: run wheel check test lint fmt bench bench-soak bench-idempotency wrk valgrind clean browser screenshots \
+.PHONY: run wheel check test lint fmt bench bench-soak bench-idempotency bench-memory wrk valgrind \
+	clean browser screenshots \
 	compiled-copy docs docs-serve fuzz
 
 $(TOOLS):
@@ -164,7 +165,8 @@ fmt: $(DEV)
 # (installed from Debian's package when missing), on the compiled wheel, from the same copy as
 # the suite's compiled run. `bench` takes about 20 minutes; `bench-soak` is the 5-minute POST
 # soak alone, on each server (about 11 minutes); `bench-idempotency` is the idempotency soak
-# alone (200,000 kept 409s with new keys, twice: about 2 minutes).
+# alone (200,000 kept 409s with new keys, twice: about 2 minutes); `bench-memory` the memory
+# soak (30 minutes).
 # The libraries the pytest fixtures are measured against (the `bench` extra), beside the wheel.
 $(CBENCH): $(CSTAMP)
 	$(CBIN)/python -m pip install --quiet "$$(cat $(WHEEL))[test,bench]"
@@ -181,6 +183,15 @@ bench-soak: $(CSTAMP) wrk compiled-copy
 bench-idempotency: $(CSTAMP) wrk compiled-copy
 	cd $(COPY) && $(CURDIR)/$(CBIN)/python -m benchmarks --only idempotency \
 		--out $(CURDIR)/benchmarks/idempotency.json
+
+# The memory soak (benchmarks/memory_soak.py): a server doing the work that leaves cyclic garbage
+# (webhooks to failing and slow receivers, TLS, scenarios, snapshots, --state-dir), its RSS after
+# every round, for MEMORY_MINUTES, on each collector of MEMORY_COLLECTORS side by side.
+MEMORY_MINUTES ?= 30
+MEMORY_COLLECTORS ?= shipped,defaults,freeze-survivors
+bench-memory: $(CSTAMP) compiled-copy
+	cd $(COPY) && $(CURDIR)/$(CBIN)/python -m benchmarks.memory_soak --minutes $(MEMORY_MINUTES) \
+		--collectors $(MEMORY_COLLECTORS) --out $(CURDIR)/benchmarks/memory_soak.json
 
 wrk:
 	@command -v wrk >/dev/null || { \

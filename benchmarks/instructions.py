@@ -5,8 +5,7 @@ instructions a server executes to answer a request does not (valgrind's callgrin
 the same for the same binary and inputs, whatever the other core does). Each side is started
 under callgrind, warmed up, its counters zeroed, sent `REQUESTS` requests on four keep-alive
 connections, and its counters dumped: the total over the requests is the figure. It counts user
-space only: the kernel's share (reads, writes, the loopback TCP stack) is not in it, and the
-mock makes one write per response where the reference makes two.
+space only: the kernel's share (reads, writes, the loopback TCP stack) is not in it.
 
     python -m benchmarks --only instructions
 """

@@ -316,7 +316,7 @@ def _run(args: argparse.Namespace) -> int:
         state_log_max=max(1, int(args.state_log_max * 2**20)),
     )
     app = create_app(settings)
-    tune_for_serving(app.state.store)
+    tune_for_serving()
     with contextlib.ExitStack() as cleanup:
         try:
             tls = _tls_files(args, cleanup)

@@ -1,9 +1,8 @@
 """uvicorn, set up the way the mock is served: by `mockserver run` and by the test servers.
 
-Both serve the app behind the head writer (`head_writer.py`), on the one-write HTTP protocol
-(`one_write.py`) held to the slow-client limits of `guard.py`, HTTPS-only when TLS is on
-(`https_only.py`), with no access log and without uvicorn's wall-clock `Date` header: the app
-sends its own, from the mock clock.
+Both serve the app on uvicorn's HTTP protocol held to the slow-client limits of `guard.py`,
+HTTPS-only when TLS is on (`https_only.py`), with no access log and without uvicorn's wall-clock
+`Date` header: the app sends its own, from the mock clock.
 """
 
 from __future__ import annotations
@@ -11,27 +10,26 @@ from __future__ import annotations
 from typing import Any
 
 import uvicorn
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from mockserver.serving.asgi import ASGIApp
 from mockserver.serving.certs import TlsFiles
 from mockserver.serving.guard import guarded_protocol, uvicorn_limits
-from mockserver.serving.head_writer import HeadWriting
 from mockserver.serving.https_only import https_only
-from mockserver.serving.one_write import one_write_protocol
 
 
 def protocol_options(tls: TlsFiles | None) -> dict[str, Any]:
-    """uvicorn's protocol options: the one-write HTTP protocol under the slow-client guard,
-    wrapped HTTPS-only with TLS; a new protocol class per call, so per server. Raises OSError or
-    ValueError when the TLS material does not load."""
-    protocol = guarded_protocol(one_write_protocol())
+    """uvicorn's protocol options: its HTTP protocol (httptools if installed, else h11) under
+    the slow-client guard, wrapped HTTPS-only with TLS; a new protocol class per call, so per
+    server. Raises OSError or ValueError when the TLS material does not load."""
+    protocol = guarded_protocol(AutoHTTPProtocol)
     return https_only(tls.server_context(), protocol) if tls else {"http": protocol}
 
 
 def config(app: ASGIApp, options: dict[str, Any], **settings: Any) -> uvicorn.Config:
     """A uvicorn configuration serving `app` as the mock is served; `settings` are uvicorn's
     (host, port, log_level, lifespan, ...)."""
-    return uvicorn.Config(HeadWriting(app), **_fixed(), **options, **settings)
+    return uvicorn.Config(app, **_fixed(), **options, **settings)
 
 
 def server(app: ASGIApp, options: dict[str, Any], **settings: Any) -> uvicorn.Server:
@@ -42,7 +40,7 @@ def server(app: ASGIApp, options: dict[str, Any], **settings: Any) -> uvicorn.Se
 def serve(app: ASGIApp, options: dict[str, Any], **settings: Any) -> None:
     """Serve `app` with `uvicorn.run` until interrupted (it exits with status 3 when it
     cannot start, for example when the port is taken)."""
-    uvicorn.run(HeadWriting(app), **_fixed(), **options, **settings)
+    uvicorn.run(app, **_fixed(), **options, **settings)
 
 
 def _fixed() -> dict[str, Any]:

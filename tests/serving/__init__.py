@@ -1,2 +1,2 @@
 """Serving tests: real sockets and what only `mockserver run` needs (uvicorn options, TLS, the
-head writer, one-write transport, GC pacing, the lifespan ticker), and concurrency over sockets."""
+collector settings and their memory soak, the lifespan ticker), and concurrency over sockets."""

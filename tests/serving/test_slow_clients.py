@@ -15,10 +15,10 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from mockserver.core.config import Settings
 from mockserver.serving.guard import HEAD_MAX, guarded_protocol
-from mockserver.serving.one_write import one_write_protocol
 from mockserver.serving.server import config, server
 from mockserver.testing.live import LiveServer
 from mockserver.web.app import create_app
@@ -37,7 +37,7 @@ class GuardedServer:
     def __init__(self, head_timeout: float = HEAD_TIMEOUT) -> None:
         app = create_app(Settings(clock_mode="frozen", rate_limit=False))
         protocol = guarded_protocol(
-            one_write_protocol(), head_timeout=head_timeout, max_connections=MAX_CONNECTIONS
+            AutoHTTPProtocol, head_timeout=head_timeout, max_connections=MAX_CONNECTIONS
         )
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.port: int = self.sock.getsockname()[1]

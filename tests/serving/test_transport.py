@@ -356,3 +356,28 @@ def test_cli_tls_mistakes_exit_2_before_serving(args: list[str], message: str) -
     assert result.returncode == 2
     assert message in result.stderr
     assert "listening" not in result.stdout
+
+
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_a_live_answer_arrives_whole(live: httpx.Client, method: str) -> None:
+    """Over a real socket, as `mockserver run` serves: a raw keep-alive request gets its head
+    and body, twice on one connection, and a HEAD (no body at all) gets its head."""
+    host, port = live.base_url.host, live.base_url.port
+    assert port is not None
+    request = (
+        f"{method} /v1/whoami HTTP/1.1\r\nHost: {host}\r\n"
+        f"Authorization: {auth()['Authorization']}\r\n\r\n"
+    ).encode()
+    with socket.create_connection((host, port), timeout=5) as sock:
+        for _ in range(2):  # twice on one connection: nothing is left behind
+            sock.sendall(request)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += sock.recv(65536)
+            head, _, body = data.partition(b"\r\n\r\n")
+            length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+            if method == "GET":
+                while len(body) < length:
+                    body += sock.recv(65536)
+                assert body.startswith(b'{"account_id":')
+            assert head.startswith(b"HTTP/1.1 200 OK")
