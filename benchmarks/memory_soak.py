@@ -38,7 +38,6 @@ import contextlib
 import gc
 import http.client
 import json
-import signal
 import socket
 import ssl
 import statistics
@@ -52,7 +51,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .servers import HOST, KEY, free_port, repo_root, server_environment
+from .servers import (
+    HOST,
+    KEY,
+    STOP_TIMEOUT,
+    free_port,
+    repo_root,
+    rss_kib,
+    server_environment,
+    stop,
+)
 
 COLLECTORS = ("shipped", "defaults", "freeze-survivors")
 SCENARIOS = ("flaky_documents", "webhook_failures")
@@ -70,7 +78,6 @@ METADATA = {f"note{index}": "soak " * 100 for index in range(8)}
 ADVANCE = 61  # seconds per clock move: past the first retry (60 s) of a failed attempt
 START_TIMEOUT = 120.0
 REQUEST_TIMEOUT = 60.0  # a clock move awaits the attempts it runs (10 s at most each)
-STOP_TIMEOUT = 10.0
 # Rounds before the RSS the rest is compared with: RSS climbs by about 10 MiB over the first
 # rounds (allocator arenas, what is built on first use, garbage waiting for the collector's
 # first full collections), then levels off.
@@ -120,25 +127,13 @@ class Served:
     log: Path
 
     def rss_mib(self) -> float:
-        with open(f"/proc/{self.process.pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        raise RuntimeError(f"no VmRSS for PID {self.process.pid}")
+        return rss_kib(self.process.pid) / 1024
 
     def client(self) -> Https:
         return Https(self.port, self.context)
 
     def stop(self) -> None:
-        """SIGTERM to our PID, SIGKILL to the same PID if it does not exit in time."""
-        if self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(STOP_TIMEOUT)
+        stop(self.process)
 
 
 def start(collector: str, workdir: Path, extra_env: Mapping[str, str] | None = None) -> Served:

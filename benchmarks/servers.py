@@ -96,6 +96,27 @@ def first_ok(port: int, path: str, deadline: float, process: subprocess.Popen[by
     raise RuntimeError(f"no 200 from {path} within the start-up timeout")
 
 
+def rss_kib(pid: int) -> int:
+    """Resident set size of process `pid` from /proc, in KiB (Linux)."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for PID {pid}")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to a process we started, SIGKILL to the same PID if it does not exit in time."""
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(STOP_TIMEOUT)
+
+
 @dataclass
 class Server:
     """A server we spawned: its command, port, PID and the seconds it took to its first 200."""
@@ -114,11 +135,7 @@ class Server:
 
     def rss_kib(self) -> int:
         """Resident set size from /proc, in KiB (Linux)."""
-        with open(f"/proc/{self.pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-        raise RuntimeError(f"no VmRSS for PID {self.pid}")
+        return rss_kib(self.pid)
 
     def client(self, key: str = KEY) -> Http:
         return Http(self.port, key)
@@ -127,15 +144,7 @@ class Server:
         return f"http://{HOST}:{self.port}{path}"
 
     def stop(self) -> None:
-        """SIGTERM to our PID, SIGKILL to the same PID if it does not exit in time."""
-        if self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(STOP_TIMEOUT)
+        stop(self.process)
 
 
 # Not passed on to the servers: this sandbox sets it for every process, which makes each start

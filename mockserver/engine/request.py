@@ -19,6 +19,8 @@ from ipaddress import AddressValueError, IPv6Address
 from typing import Any, final
 from urllib.parse import urlunsplit
 
+import orjson
+
 HeaderLines = list[tuple[bytes, bytes]]  # (name lowercase, value), in the order sent
 
 # Reads the body: at most `cap` + 1 bytes (more than `cap` means: too large), or raises
@@ -200,8 +202,6 @@ class Response:
 
     def json(self) -> Any:
         """The body parsed as JSON."""
-        import orjson
-
         return orjson.loads(self.body)
 
     def __repr__(self) -> str:

@@ -97,9 +97,7 @@ class Sandbox:
         if seed is None:
             seed = load_seed(settings.seed_path or default_seed_path())
         opened = open_state(settings.state_dir, settings) if settings.state_dir else None
-        if opened is not None:
-            clock = opened.clock
-        clock = clock or make_clock(settings)
+        clock = opened.clock if opened is not None else clock or make_clock(settings)
         store = Store(seed, clock, settings.random_seed, loader=load_world)
         store.rate_limits.enforce = settings.rate_limit  # --no-rate-limit: headers, no refusals
         store.idempotency.capacity = settings.idempotency_records
