@@ -49,20 +49,44 @@ class AuditChain:
     of a large seed takes seconds, and most worlds are read long before their audit log).
     """
 
-    __slots__ = ("_base", "_index", "_load", "_overrides", "_tail")
+    __slots__ = ("_base", "_index", "_load", "_overrides", "_source", "_tail")
 
     def __init__(self, base: SeededLog | Callable[[], SeededLog] | None = None) -> None:
         self._base = base if isinstance(base, SeededLog) else EMPTY_LOG
         self._load = base if callable(base) and not isinstance(base, SeededLog) else None
+        self._source = self._load  # what builds the seeded part, kept once it has
         self._tail: list[AuditEvent] = []  # written since the seed, oldest first
         self._index: ShardedDict[list[int]] = ShardedDict()  # resource id -> positions in _tail
         self._overrides: dict[int, bytes] = {}  # seeded bytes replaced (tests corrupt a chain)
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (AuditChain, (), (self._base, self._load, self._tail, self._index, self._overrides))
+    @property
+    def source(self) -> Callable[[], SeededLog] | None:
+        """What builds the seeded part (None: the chain has none), built or not."""
+        return self._source
 
-    def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self._base, self._load, self._tail, self._index, self._overrides = state
+    @property
+    def overrides(self) -> dict[int, bytes]:
+        """Seeded events' bytes replaced by `replace` (do not modify)."""
+        return self._overrides
+
+    @property
+    def index(self) -> ShardedDict[list[int]]:
+        """Resource id -> positions in `tail` of the events that name it (do not modify)."""
+        return self._index
+
+    @classmethod
+    def restored(
+        cls,
+        source: Callable[[], SeededLog] | None,
+        tail: list[AuditEvent],
+        index: ShardedDict[list[int]],
+        overrides: dict[int, bytes],
+    ) -> AuditChain:
+        """A chain as a snapshot saved it: `source` (its seeded part, built on first need),
+        the events written since, their index and the replaced seeded bytes."""
+        chain = cls(source)
+        chain._tail, chain._index, chain._overrides = tail, index, overrides
+        return chain
 
     @property
     def base(self) -> SeededLog:

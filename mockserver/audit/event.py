@@ -37,9 +37,6 @@ class AuditEvent:
         self.hash: Final = hash
         self.raw: Final = raw
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (AuditEvent, self._fields())
-
     def _fields(self) -> tuple[int, str, str, str, int, str, str, bytes]:
         return (
             self.seq,

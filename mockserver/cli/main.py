@@ -223,8 +223,10 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"start of the frozen mock clock (default: {DEFAULT_START_TIME})",
     )
 
-    schema = command("schema", "print a JSON Schema: the scenario file format")
-    schema.add_argument("kind", choices=("scenario",), help="which schema; only scenario for now")
+    schema = command("schema", "print a JSON Schema: the scenario or the snapshot file format")
+    schema.add_argument(
+        "kind", choices=("scenario", "snapshot"), help="which file format: scenario or snapshot"
+    )
 
     seed = command("seed", "seed data tools (seed generate)")
     seed_commands = seed.add_subparsers(dest="seed_command", required=True, metavar="COMMAND")

@@ -101,10 +101,16 @@ def replay(
 
 
 def print_schema(kind: str) -> int:
-    from mockserver.scenarios.schema import SCENARIO_SCHEMA
+    """Print the JSON Schema of a scenario file or of a snapshot file."""
+    if kind == "scenario":
+        from mockserver.scenarios.schema import SCENARIO_SCHEMA
 
-    if kind != "scenario":
-        print(f"mockserver: no schema named '{kind}' (have: scenario)", file=sys.stderr)
-        return 2
-    print(json.dumps(SCENARIO_SCHEMA, indent=2))
-    return 0
+        print(json.dumps(SCENARIO_SCHEMA, indent=2))
+        return 0
+    if kind == "snapshot":
+        from mockserver.engine.snapshots.schema import snapshot_schema
+
+        print(json.dumps(snapshot_schema(), indent=2))
+        return 0
+    print(f"mockserver: no schema named '{kind}' (have: scenario, snapshot)", file=sys.stderr)
+    return 2

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import random
-from typing import Any
 
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -39,13 +38,22 @@ class IdFactory:
         self._even = b""  # alphabet index of the pair at words (2j, 2j + 1)
         self._odd = b""  # of the pair at words (2j + 1, 2j + 2): made when first needed
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        state = (self._seed, self._rng, self._bits, self._count, self._rendered, self._pos)
-        return (IdFactory, (0, ""), (*state, self._even, self._odd))
+    def saved(self) -> tuple[str, random.Random | None, int, int, int]:
+        """(stream name, generator, words drawn, how many, how many used): all a snapshot
+        needs to go on giving the same values."""
+        return self._seed, self._rng, self._bits, self._count, self._pos
 
-    def __setstate__(self, state: tuple[Any, ...]) -> None:
-        (self._seed, self._rng, self._bits, self._count, self._rendered, self._pos) = state[:6]
-        self._even, self._odd = state[6], state[7]
+    @classmethod
+    def resumed(
+        cls, name: str, rng: random.Random | None, bits: int, count: int, pos: int
+    ) -> IdFactory:
+        """The stream `saved` described (the alphabet indexes are worked out again)."""
+        ids = cls(0, "")
+        ids._seed, ids._rng, ids._bits, ids._count, ids._pos = name, rng, bits, count, pos
+        ids._rendered = None if count else b""
+        ids._even = _indices(bits, count >> 1) if count else b""
+        ids._odd = b""
+        return ids
 
     def _take(self, count: int) -> int:
         """Reserve `count` words; their first index in `_words` (refilling when short)."""

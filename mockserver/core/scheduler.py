@@ -59,9 +59,6 @@ class Timer:
     def cancel(self) -> None:
         self.cancelled = True
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Timer, (self.due, self.order, self.action, self.cancelled, self.concurrent))
-
 
 class Scheduler:
     """A heap of due timers over one clock, and the background work they started."""

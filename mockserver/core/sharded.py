@@ -10,7 +10,7 @@ so nothing can come to depend on an order.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 SHARDS = 64  # a power of two: the shard is the hash's low bits
 _MASK = SHARDS - 1
@@ -40,19 +40,6 @@ class ShardedDict(Generic[V]):
 
     def __len__(self) -> int:
         return sum(len(shard) for shard in self._shards)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Saved as one plain dict and sharded again on load: a str's hash, and so its shard,
-        # differs between processes.
-        merged: dict[str, V] = {}
-        for shard in self._shards:
-            merged.update(shard)
-        return (ShardedDict, (), merged)
-
-    def __setstate__(self, entries: dict[str, V]) -> None:
-        shards = self._shards
-        for key, value in entries.items():
-            shards[hash(key) & _MASK][key] = value
 
     def items(self) -> Iterator[tuple[str, V]]:
         """Every (key, value), shard by shard (no order to rely on)."""

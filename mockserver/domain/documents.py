@@ -128,9 +128,6 @@ class LockTimer:
     def __call__(self, at: int) -> None:
         lock(self.world, self.world.regions[self.region].documents[self.doc_id], at)
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (LockTimer, (self.world, self.region, self.doc_id))
-
 
 def lock(world: World, doc: Document, at: int) -> None:
     """signed -> locked, by the system (on the world's current object for `doc`)."""

@@ -122,25 +122,6 @@ class Record:
         self.done = False
         self.summary = b""  # what `explain` needs of the first request (idempotency_diff)
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Record, (self.scope,), _record_state(self))
-
-    def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.fingerprint, self.permission, self.response, self.expires_at = state[:4]
-        self.generation, self.done, self.summary = state[4:]
-
-
-def _record_state(record: Record) -> tuple[Any, ...]:
-    return (
-        record.fingerprint,
-        record.permission,
-        record.response,
-        record.expires_at,
-        record.generation,
-        record.done,
-        record.summary,
-    )
-
 
 def in_flight() -> Conflict:
     """The refusal of a request whose key is held by a request still running."""

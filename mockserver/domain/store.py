@@ -72,15 +72,6 @@ class RegionData:
         # or about to change (`index_document`, `World.writable_document`).
         self.pages: dict[tuple[str | None, str | None, int, int | None], bytes] = {}
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # The rendered pages are a cache: left out, made again on first need.
-        state = (self.vaults, self.vault_order, self.documents, self.doc_order)
-        return (RegionData, (), (*state, self.docs_by_vault, self.workflows, self.audit))
-
-    def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.vaults, self.vault_order, self.documents, self.doc_order = state[:4]
-        self.docs_by_vault, self.workflows, self.audit = state[4:]
-
     def index_vault(self, vault: Vault) -> None:
         self.vaults[vault.id] = vault
         self.vault_order.append(vault)
@@ -193,15 +184,6 @@ class World:
         self._seq = 0
         self._changed = False  # a seeded object was copied to change (`writable_*`)
         self.pristine: Pristine | None = None  # the seeded objects it shares, if any
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        made = (self.account, self.environment, self.ids, self.scheduler, self.listeners)
-        state = (self.regions, self.exports, self.active_workflows)
-        return (World, made, (*state, self._seq, self._changed, self.pristine))
-
-    def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.regions, self.exports, self.active_workflows = state[:3]
-        self._seq, self._changed, self.pristine = state[3:]
 
     @property
     def home(self) -> RegionData:

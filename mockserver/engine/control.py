@@ -200,7 +200,7 @@ class Control:
     def snapshot_file(self, name: str) -> bytes:
         """Snapshot `name` as one file, for `add_snapshot_file` on another server."""
         snapshot = snapshots.find(self._sandbox, name)
-        return snapshot.header + snapshot.data
+        return snapshot.data
 
     def add_snapshot_file(self, name: Any, data: bytes) -> Snapshot:
         """Keep a snapshot file as `name`: 422 (param `file`) for a file that is not one, is

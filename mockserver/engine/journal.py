@@ -37,22 +37,6 @@ def bearer_credential(headers: Headers) -> str | None:
     return credential
 
 
-# What an entry learns after it is opened: saved and restored with it by a snapshot.
-_LATER = (
-    "_credential",
-    "_credential_read",
-    "request_body",
-    "request_size",
-    "status",
-    "response_headers",
-    "response_body",
-    "response_size",
-    "duration",
-    "rule",
-    "explain",
-)
-
-
 class Entry:
     """One request and, once answered, its response."""
 
@@ -96,14 +80,6 @@ class Entry:
         self.duration = 0.0
         self.rule: str | None = None
         self.explain: Refusal | None = None  # why an error answer was refused (engine.explain)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        made = (self.seq, self.at, self.method, self.path, self.query, self.request_headers)
-        return (Entry, made, tuple(getattr(self, name) for name in _LATER))
-
-    def __setstate__(self, state: tuple[Any, ...]) -> None:
-        for name, value in zip(_LATER, state, strict=True):
-            setattr(self, name, value)
 
     @property
     def credential(self) -> str | None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError, InternalError
+from mockserver.core.ids import IdFactory
 from mockserver.domain.auth import Principal
 from mockserver.engine.answers import error_response
 from mockserver.engine.explain import Refusal, header_value, refusal, replayed, wants_header
@@ -118,20 +119,29 @@ class Pipeline:
         self.dispatch = dispatch
         self.journal = journal
         self.traffic = Traffic(store, scenarios.forced_rate_limit)
+        # The control plane's request ids: a stream of their own, so that steering the sandbox
+        # (saving a snapshot, listing requests) changes nothing the sandbox holds. A reset
+        # starts it again, as it does every stream.
+        self.control_ids = IdFactory(store.random_seed, "control-requests")
+        store.reset_hooks.append(self._restart_control_ids)
+
+    def _restart_control_ids(self) -> None:
+        self.control_ids = IdFactory(self.store.random_seed, "control-requests")
 
     async def serve(self, request: Request, reader: BodyReader | None = None) -> Response:
         """The answer to `request` (its body from `reader` when given, else `request.body`).
         Raises Disconnected when the client left before its body arrived."""
         store = self.store
         entry: Entry | None = None
-        if self.journal is not None and not request.path.startswith(CONTROL_PLANE):
+        control = request.path.startswith(CONTROL_PLANE)
+        if self.journal is not None and not control:
             query = request.query.decode("latin-1")
             seen = tuple(request.headers)
             entry = self.journal.open(store.clock.now(), request.method, request.path, query, seen)
             started = perf_counter()
         path_region, path = split_region(request.path)
         store.scheduler.run_due()  # real clock: timers that fell due since the last request
-        request_id = store.request_ids.new("req_")
+        request_id = (self.control_ids if control else store.request_ids).new("req_")
         turn = Turn(request, path, request_id, reader, entry)
         date = (b"date", http_date(store.clock.now()))
         ticket: Ticket | None = None

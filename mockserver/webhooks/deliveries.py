@@ -116,6 +116,17 @@ class EndpointQueue:
     def __len__(self) -> int:
         return len(self._items)
 
+    def saved(self) -> tuple[deque[Delivery], int]:
+        """(the deliveries, the size): what a snapshot keeps."""
+        return self._items, self._size
+
+    @classmethod
+    def restored(cls, items: deque[Delivery], size: int) -> EndpointQueue:
+        """The queue `saved` described."""
+        queue = cls(size)
+        queue._items = items
+        return queue
+
     def __iter__(self) -> Iterator[Delivery]:
         return iter(self._items)
 
@@ -190,6 +201,19 @@ class Journal:
 
     def __len__(self) -> int:
         return len(self._by_id)
+
+    def saved(self) -> tuple[dict[str, Delivery], deque[Delivery], int]:
+        """(deliveries by id, eviction order, size): what a snapshot keeps."""
+        return self._by_id, self._candidates, self._size
+
+    @classmethod
+    def restored(
+        cls, by_id: dict[str, Delivery], candidates: deque[Delivery], size: int
+    ) -> Journal:
+        """The journal `saved` described."""
+        journal = cls(size)
+        journal._by_id, journal._candidates = by_id, candidates
+        return journal
 
     def add(self, delivery: Delivery) -> None:
         """Keep a delivery; drop the oldest finished ones over `size`, looking at a few

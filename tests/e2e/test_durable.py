@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import re
 import signal
+import zlib
 from pathlib import Path
 
 import httpx
 import pytest
 
+from mockserver.engine.durable.state_dir import CHECKPOINT_MAGIC
 from mockserver.engine.durable.wal import FRAME, MAGIC
 from mockserver.testing.receiver import WebhookReceiver, closed_port
 from tests.support.audit import all_events, verify
@@ -244,3 +246,26 @@ def test_a_log_that_cannot_be_kept_answers_500_and_keeps_what_was_answered(
     _doc(client, "after the restart")
     verify(all_events(client))
     server.stop()
+
+
+def test_a_checkpoint_of_the_pickle_era_is_refused_unread(tmp_path: Path) -> None:
+    """A state directory whose checkpoint an earlier mockserver wrote as a pickle: the server
+    says so and exits 2, having read nothing of it (nothing it names is ever built)."""
+    state = tmp_path / "state"
+    server = DurableServer(state, "--state-log-max", "0.01")
+    client = server.start()
+    for i in range(40):
+        _doc(client, f"filler {i}")
+    server.stop()
+    checkpoint = state / "checkpoint"
+    head_size = len(CHECKPOINT_MAGIC) + 12  # the magic, the log generation, the CRC-32
+    head = checkpoint.read_bytes()[:head_size]
+    generation = int.from_bytes(head[len(CHECKPOINT_MAGIC) : len(CHECKPOINT_MAGIC) + 8], "big")
+    old = b'MOCKSNAP\n{"format": 1}\n\x80\x05crandom\nRandom\n.'
+    checkpoint.write_bytes(
+        CHECKPOINT_MAGIC + generation.to_bytes(8, "big") + zlib.crc32(old).to_bytes(4, "big") + old
+    )
+    result = server.run_to_exit()
+    assert result.returncode == 2
+    assert "earlier mockserver" in result.stderr
+    assert "listening" not in result.stdout

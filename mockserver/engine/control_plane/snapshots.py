@@ -1,5 +1,5 @@
 """`/_mock/snapshots`: save, list, restore, delete, download and upload whole sandboxes (the
-rules are the control facade's and `engine/snapshots.py`'s)."""
+rules are the control facade's and `engine/snapshots/`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from mockserver.engine.answers import header_lines, json_response
 from mockserver.engine.control_plane.call import ControlCall
 from mockserver.engine.request import Response
 
-UPLOAD_MAX = 1 << 30  # bytes of a snapshot file an upload reads at most (413 beyond)
+UPLOAD_MAX = 256 << 20  # bytes of a snapshot file an upload reads at most (413 beyond)
 
 
 async def save(call: ControlCall) -> Response:
@@ -35,8 +35,8 @@ async def delete(call: ControlCall) -> Response:
 async def download(call: ControlCall) -> Response:
     name = call.params["name"]
     data = call.control.snapshot_file(name)
-    disposition = {"Content-Disposition": f'attachment; filename="{name}.mocksnap"'}
-    return Response(200, header_lines(200, data, "application/octet-stream", disposition), data)
+    disposition = {"Content-Disposition": f'attachment; filename="{name}.snapshot.json"'}
+    return Response(200, header_lines(200, data, "application/json", disposition), data)
 
 
 async def upload(call: ControlCall) -> Response:

@@ -1,0 +1,164 @@
+"""Snapshots: the whole state of a sandbox as a JSON file, and back.
+
+A snapshot is data (`file`: the envelope; `state`: what it holds; `worlds`: the seed's share
+written as references; `records`: the allow-list of records and their fields). Saving writes
+the file's bytes once; restoring reads them into new objects, checking every field, and only
+then swaps them in, so a file that does not read changes nothing, and one snapshot can be
+restored any number of times. The same state gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from mockserver.core.clock import format_ts
+from mockserver.core.errors import NotFound, SnapshotError, ValidationError
+from mockserver.engine.snapshots import file, state
+from mockserver.engine.snapshots.kinds import Invalid
+
+if TYPE_CHECKING:
+    from mockserver.engine.sandbox import Sandbox
+
+NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One named snapshot: its file's bytes and when (on the mock clock) it was taken."""
+
+    name: str
+    created_at: int
+    data: bytes
+
+    @property
+    def size(self) -> int:
+        """The bytes of its file (`download`)."""
+        return len(self.data)
+
+    def summary(self) -> dict[str, Any]:
+        return {"name": self.name, "created_at": format_ts(self.created_at), "bytes": self.size}
+
+
+@dataclass(slots=True)
+class Snapshots:
+    """The named snapshots of a sandbox (kept by a reset)."""
+
+    named: dict[str, Snapshot] = field(default_factory=dict)
+    seed_fingerprint: str | None = None  # see `file.seed_fingerprint`
+
+
+def check_name(name: Any) -> str:
+    """A snapshot name: 1 to 64 letters, digits, `_`, `-` or `.`; else 422 on `name`."""
+    if not isinstance(name, str) or NAME.fullmatch(name) is None:
+        raise ValidationError(
+            "'name' must be 1 to 64 letters, digits, '_', '-' or '.'.", param="name"
+        )
+    return name
+
+
+def find(sandbox: Sandbox, name: str) -> Snapshot:
+    """The snapshot called `name`; 404 if there is none."""
+    snapshot = sandbox.snapshots.named.get(name)
+    if snapshot is None:
+        raise NotFound(f"No such snapshot: '{name}'.", param="name")
+    return snapshot
+
+
+def take(sandbox: Sandbox, name: str) -> Snapshot:
+    """Save the sandbox as `name` (replacing a snapshot of that name); call with no
+    background work running."""
+    created_at = sandbox.store.now()
+    with _collector_paused():
+        data = file.write(sandbox, created_at, state.capture(sandbox))
+    snapshot = sandbox.snapshots.named[name] = Snapshot(name, created_at, data)
+    return snapshot
+
+
+def put_back(sandbox: Sandbox, snapshot: Snapshot) -> None:
+    """Restore a named snapshot: SnapshotError, and nothing changed, if it does not read. Its
+    bytes were checked when it was saved or uploaded and never change: its checksum is not
+    worked out again."""
+    with _collector_paused():
+        parsed = file.parse(sandbox, snapshot.data, verified=True)
+        state.apply(sandbox, _read(sandbox, parsed))
+
+
+def add_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
+    """Keep an uploaded snapshot file as `name`, once all of it has been read (into objects
+    that are then dropped: the file is read again at each restore); SnapshotError else. A
+    gzipped file is kept as its JSON."""
+    with _collector_paused():
+        parsed = file.parse(sandbox, data)
+        _read(sandbox, parsed)
+    if data.startswith(b"\x1f\x8b"):
+        data = orjson.dumps(parsed)
+    snapshot = Snapshot(name, parsed["created_at"], data)
+    sandbox.snapshots.named[name] = snapshot
+    return snapshot
+
+
+def _read(sandbox: Sandbox, parsed: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return state.read(sandbox, parsed["state"])
+    except Invalid as error:
+        error.path.append("state")
+        raise file.refusal(error) from None
+    except RecursionError:
+        raise SnapshotError("The snapshot is nested too deep.") from None
+
+
+def checkpoint(sandbox: Sandbox) -> bytes:
+    """The whole sandbox and its named snapshots as one file (what a state directory keeps):
+    call with no background work running."""
+    named = [
+        {"name": s.name, "file": orjson.Fragment(s.data)} for s in sandbox.snapshots.named.values()
+    ]
+    with _collector_paused():
+        captured = state.capture(sandbox)
+    return file.write(sandbox, sandbox.store.now(), captured, snapshots=named)
+
+
+def load_checkpoint(sandbox: Sandbox, data: bytes) -> None:
+    """Put back what `checkpoint` wrote (SnapshotError if it cannot be loaded here). The named
+    snapshots in it are checked to be this server's; each is read in full when restored."""
+    with _collector_paused():
+        parsed = file.parse(sandbox, data, checkpoint=True)
+        read = _read(sandbox, parsed)
+    named: dict[str, Snapshot] = {}
+    listed = parsed["snapshots"]
+    if type(listed) is not list:
+        raise SnapshotError("The checkpoint's 'snapshots' must be a list.")
+    for item in listed:
+        if type(item) is not dict or item.keys() != {"name", "file"}:
+            raise SnapshotError("A snapshot of the checkpoint must be an object of name, file.")
+        name = check_name(item["name"])
+        data = orjson.dumps(item["file"])
+        inner = file.parse(sandbox, data)
+        named[name] = Snapshot(name, inner["created_at"], data)
+    state.apply(sandbox, read)
+    sandbox.snapshots.named = named
+
+
+def listing(sandbox: Sandbox) -> list[Snapshot]:
+    """The named snapshots, oldest saved first."""
+    return list(sandbox.snapshots.named.values())
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a snapshot is written or read: thousands of new
+    objects would set off collections of a large heap, in vain."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

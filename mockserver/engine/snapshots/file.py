@@ -1,0 +1,179 @@
+"""The snapshot file: one JSON object (gzip allowed on upload), described by the schema that
+`mockserver schema snapshot` prints.
+
+    {"format": 1, "mockserver": "0.1.0", "seed": "<sha256 of the seed file>",
+     "random_seed": 42, "start": 1767225600, "created_at": 1767225600,
+     "sha256": "<of [created_at, state]>", "state": {...}}
+
+`format` numbers the data format; a file of an earlier format is migrated on reading
+(`MIGRATIONS`), one of a later one is refused. `mockserver` says who wrote it and is not
+checked. The seed, random seed and start time must be this server's: the state refers to
+seeded objects and to times shifted from that start. `sha256` (of the compact JSON of
+`[created_at, state]`) finds a damaged file; a file edited by hand may leave it out. A
+checkpoint (what a state directory keeps) is the same object with `"snapshots"`: the named
+snapshots' files, each in full.
+
+Reading is bounded whatever the bytes: a size cap before and after decompression, JSON's own
+nesting limit, and a refusal (`SnapshotError`, 422 `param: "file"`) that names the first place
+that is wrong. Nothing in a file names a class or runs.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+import mockserver
+from mockserver.core.errors import SnapshotError
+from mockserver.engine.snapshots.kinds import Invalid
+
+if TYPE_CHECKING:
+    from mockserver.engine.sandbox import Sandbox
+
+FORMAT = 1
+MAX_BYTES = 256 << 20  # bytes of JSON a file may hold, once decompressed
+_GZIP = b"\x1f\x8b"
+_PICKLE = b"MOCKSNAP\n"  # the header of the files of mockserver 0.x before the data format
+
+# format N -> N + 1, applied in turn to the parsed file before it is read. Format 1 is the
+# first: when the state changes shape, FORMAT becomes 2 and MIGRATIONS[1] rewrites a format 1
+# file into format 2 (docs/reference/snapshot-format.md says how).
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def identity(sandbox: Sandbox) -> dict[str, Any]:
+    """The fields that name the server a file was written by, in the file's order."""
+    store = sandbox.store
+    return {
+        "format": FORMAT,
+        "mockserver": mockserver.__version__,
+        "seed": seed_fingerprint(sandbox),
+        "random_seed": store.random_seed,
+        "start": store.start,
+    }
+
+
+def write(sandbox: Sandbox, created_at: int, state: dict[str, Any], **more: Any) -> bytes:
+    """The bytes of a file of `state` (taken at mock time `created_at`)."""
+    checksum = _checksum(created_at, state)
+    fields = {**identity(sandbox), "created_at": created_at, "sha256": checksum}
+    return orjson.dumps({**fields, "state": state, **more})
+
+
+def _checksum(created_at: Any, state: Any) -> str:
+    return hashlib.sha256(orjson.dumps([created_at, state])).hexdigest()
+
+
+def parse(
+    sandbox: Sandbox, data: bytes, *, checkpoint: bool = False, verified: bool = False
+) -> dict[str, Any]:
+    """The parsed file, migrated to this format and checked to be this server's; its `state`
+    is read apart (`state.read`). SnapshotError saying what is wrong. `verified`: bytes whose
+    checksum was checked before (a named snapshot's, or part of a checked checkpoint)."""
+    if not data:
+        raise SnapshotError("The file is empty.")
+    if data.startswith(_GZIP):
+        data = _gunzip(data)
+    if data.startswith(_PICKLE):
+        raise SnapshotError(
+            "The file is a snapshot of an earlier mockserver, whose format could run code when "
+            "loaded and is no longer read. Take the snapshot again with this version."
+        )
+    if len(data) > MAX_BYTES:
+        raise SnapshotError(f"The file holds more than {MAX_BYTES >> 20} MiB of JSON.")
+    try:
+        parsed = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        message = f"The file is not a mockserver snapshot: it is not JSON ({error})."
+        raise SnapshotError(message) from None
+    if type(parsed) is not dict or "format" not in parsed or "state" not in parsed:
+        raise SnapshotError("The file is not a mockserver snapshot (no 'format' and 'state').")
+    parsed = _migrated(parsed)
+    expected = {"format", "mockserver", "seed", "random_seed", "start", "created_at", "state"}
+    if checkpoint:
+        expected.add("snapshots")
+    if "sha256" in parsed:
+        expected.add("sha256")
+    if parsed.keys() != expected:
+        odd = sorted(parsed.keys() ^ expected)
+        raise SnapshotError(f"The file's top level does not have the snapshot's fields ({odd}).")
+    for name, mine in identity(sandbox).items():
+        if name != "mockserver" and parsed[name] != mine:
+            raise SnapshotError(_MISMATCH[name].format(theirs=parsed[name], mine=mine))
+    if type(parsed["created_at"]) is not int:
+        raise SnapshotError("The file's 'created_at' must be a whole number of seconds.")
+    if (
+        not verified
+        and "sha256" in parsed
+        and parsed["sha256"] != _checksum(parsed["created_at"], parsed["state"])
+    ):
+        raise SnapshotError(
+            "The file is damaged: its state does not match its checksum ('sha256'; leave it "
+            "out of a file edited by hand)."
+        )
+    return parsed
+
+
+def _migrated(parsed: dict[str, Any]) -> dict[str, Any]:
+    version = parsed["format"]
+    if type(version) is not int or version < 1:
+        raise SnapshotError(f"The file's format {version!r} is not a snapshot format.")
+    if version > FORMAT:
+        raise SnapshotError(
+            f"The file is in snapshot format {version}, from a later mockserver; this server "
+            f"reads formats 1 to {FORMAT}."
+        )
+    while version < FORMAT:
+        parsed = MIGRATIONS[version](parsed)
+        version = parsed["format"] = version + 1
+    return parsed
+
+
+def _gunzip(data: bytes) -> bytes:
+    """The decompressed bytes, at most MAX_BYTES + 1 of them (a bomb stops there)."""
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = inflate.decompress(data, MAX_BYTES + 1)
+    except zlib.error as error:
+        raise SnapshotError(f"The file is damaged: it is not valid gzip ({error}).") from None
+    if len(out) > MAX_BYTES:
+        raise SnapshotError(f"The file holds more than {MAX_BYTES >> 20} MiB of JSON.")
+    if not inflate.eof:
+        raise SnapshotError("The file is damaged: its gzip data ends early.")
+    return out
+
+
+def refusal(error: Invalid) -> SnapshotError:
+    """The SnapshotError of a state that does not read, saying where."""
+    return SnapshotError(f"The snapshot is not valid at {error.where()}: {error.message}.")
+
+
+_MISMATCH = {
+    "format": "The file is in snapshot format {theirs}; this server reads {mine}.",
+    "seed": "The snapshot was taken on another seed than this server's.",
+    "random_seed": "The snapshot was taken with --random-seed {theirs}; this server uses {mine}.",
+    "start": "The snapshot was taken on a server that started its clock at another time "
+    "(--start-time) than this one.",
+}
+
+
+def seed_fingerprint(sandbox: Sandbox) -> str:
+    """The sha256 of the seed file's bytes (of its name, for a seed made in memory); once."""
+    found = sandbox.snapshots.seed_fingerprint
+    if found is None:
+        source = sandbox.store.seed.source
+        path = Path(source)
+        raw = path.read_bytes() if path.is_file() else source.encode()
+        found = sandbox.snapshots.seed_fingerprint = hashlib.sha256(raw).hexdigest()
+    return found
+
+
+def compress(data: bytes) -> bytes:
+    """`data` gzipped, the same bytes every time (no name, no time in the header)."""
+    return gzip.compress(data, mtime=0)

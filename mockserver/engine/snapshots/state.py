@@ -1,0 +1,256 @@
+"""What a snapshot holds of a sandbox, and putting it back.
+
+Everything a sandbox has become since its seed: the clock, credentials and accounts, every
+world (`worlds`), the id streams, every timer (locks, exports, webhook attempts, scenario
+timelines), OAuth codes and tokens, rate windows, idempotency records, webhook endpoints,
+queues and deliveries, the loaded scenarios with their counters, and the request journal. Not
+in it: the seed and what is made from it alone (written as references, see `worlds`), caches
+(rendered pages and JSON), work in flight (a snapshot waits for it), and the server's settings.
+
+`read` builds every object from the file before anything changes; `apply` then swaps them in.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from typing import TYPE_CHECKING, Any
+
+from mockserver.domain.documents import LockTimer
+from mockserver.domain.models import Account
+from mockserver.engine.snapshots import records, worlds  # noqa: F401  # registers the records
+from mockserver.engine.snapshots.kinds import (
+    DictOf,
+    Invalid,
+    Json,
+    ListOf,
+    Num,
+    Obj,
+    Opt,
+    Reader,
+    Rec,
+    Str,
+    Tuple,
+    Writer,
+)
+from mockserver.engine.snapshots.records import (
+    ANONYMOUS,
+    COUNT,
+    ENVIRONMENT,
+    STREAM,
+    TEXT,
+    WINDOWS,
+)
+
+if TYPE_CHECKING:
+    from mockserver.domain.store import Store
+    from mockserver.engine.sandbox import Sandbox
+
+WORLD_KEY = Tuple(TEXT, ENVIRONMENT)
+
+
+class _Accounts(DictOf):
+    """The accounts by id; read before the worlds, which name theirs (`Loading.accounts`)."""
+
+    def __init__(self) -> None:
+        super().__init__(TEXT, Rec("Account"))
+
+    def decode(self, data: Any, into: Reader) -> Any:
+        accounts: dict[str, Account] = super().decode(data, into)
+        for account_id, account in accounts.items():
+            if account.id != account_id:
+                raise Invalid(f"account {account.id!r} is listed as {account_id!r}")
+        into.context.accounts = accounts
+        return accounts
+
+
+STATE = Obj(
+    {
+        "clock": Obj(
+            {"now": Num(), "frozen_at": Opt(Num()), "mode": Str(("real", "frozen"))},
+            "The mock clock: its time, and where it stands still if frozen.",
+        ),
+        "accounts": _Accounts(),
+        "keys": DictOf(TEXT, Rec("ApiKey")),
+        "account_ids": STREAM,
+        "request_ids": STREAM,
+        "worlds": DictOf(WORLD_KEY, Rec("World")),
+        "export_worlds": DictOf(TEXT, Rec("World")),
+        "oauth": Obj(
+            {
+                "clients": DictOf(TEXT, Rec("OAuthClient")),
+                "codes": DictOf(TEXT, Rec("AuthorizationCode"), OrderedDict),
+                "tokens": DictOf(TEXT, Rec("AccessToken"), OrderedDict),
+                "streams": DictOf(TEXT, STREAM),
+                "sweep_at": COUNT,
+            }
+        ),
+        "rate_limits": Obj({"windows": WINDOWS, "anonymous": ANONYMOUS, "sweep_above": COUNT}),
+        "idempotency": Obj(
+            {
+                "generation": COUNT,
+                "records": DictOf(TEXT, Rec("Record")),
+                "kept": DictOf(TEXT, ListOf(Rec("Record"), deque)),
+            }
+        ),
+        "webhooks": Obj(
+            {
+                "books": DictOf(WORLD_KEY, Rec("WebhookBook")),
+                "journal": Rec("DeliveryJournal"),
+                "generation": Rec("Generation"),
+                "delayed": ListOf(Tuple(TEXT, COUNT), set, ordered=True),
+            }
+        ),
+        "scenarios": Obj(
+            {
+                "loaded": ListOf(Rec("Loaded")),
+                "pending_webhooks": ListOf(Json()),
+                "timeline_errors": ListOf(TEXT),
+            }
+        ),
+        "scheduler": Obj({"order": COUNT, "timers": ListOf(Rec("Timer"))}),
+        "journal": Obj({"seq": COUNT, "entries": ListOf(Rec("Entry"))}),
+    },
+    "Everything the sandbox has become since its seed.",
+)
+
+
+def capture(sandbox: Sandbox) -> dict[str, Any]:
+    """The sandbox's state as JSON values (call with no background work running)."""
+    store, webhooks, scenarios = sandbox.store, sandbox.webhooks, sandbox.scenarios
+    oauth = store.oauth
+    timers, order = store.scheduler.saved()
+    now, frozen_at, mode = store.clock.saved()
+    limits, kept = store.rate_limits, store.idempotency
+    value = {
+        "clock": {"now": now, "frozen_at": frozen_at, "mode": mode},
+        "accounts": store.accounts,
+        "keys": store.keys,
+        "account_ids": sandbox.accounts.ids,
+        "request_ids": store.request_ids,
+        "worlds": store.worlds,
+        "export_worlds": store.export_worlds,
+        "oauth": {
+            "clients": oauth.clients,
+            "codes": oauth.codes,
+            "tokens": oauth.tokens,
+            "streams": oauth._ids,
+            "sweep_at": oauth._sweep_at,
+        },
+        "rate_limits": {
+            "windows": limits._windows,
+            "anonymous": limits._anonymous,
+            "sweep_above": limits._sweep_above,
+        },
+        "idempotency": {
+            "generation": kept._generation,
+            "records": kept._records,
+            "kept": kept._kept,
+        },
+        "webhooks": {
+            "books": webhooks.books,
+            "journal": webhooks.journal,
+            "generation": webhooks._generation,
+            "delayed": webhooks._delayed,
+        },
+        "scenarios": {
+            "loaded": scenarios.loaded,
+            "pending_webhooks": scenarios.pending_webhooks,
+            "timeline_errors": scenarios.timeline_errors,
+        },
+        "scheduler": {"order": order, "timers": timers},
+        "journal": {"seq": sandbox.journal._seq, "entries": sandbox.journal._entries},
+    }
+    out = Writer()
+    encoded: dict[str, Any] = STATE.encode(value, out)
+    out.finish()
+    return encoded
+
+
+class Loading:
+    """What records read from a file take from the sandbox it is read into, and the checks
+    that wait until every object is read."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+        self.store: Store = sandbox.store
+        self.accounts: dict[str, Account] = {}
+        self.locks: list[LockTimer] = []  # each must name a document of its world
+
+    def finish(self) -> None:
+        """The checks that needed every object read."""
+        indexes: dict[tuple[int, str], Any] = {}
+        for lock in self.locks:
+            place = (id(lock.world), lock.region)
+            documents = indexes.get(place)
+            if documents is None:
+                documents = indexes[place] = lock.world.regions[lock.region].documents
+            if documents.get(lock.doc_id) is None:
+                raise Invalid(
+                    f"a lock timer names document {lock.doc_id!r}, which its world does not have"
+                )
+
+
+def read(sandbox: Sandbox, data: Any) -> dict[str, Any]:
+    """The state in a file's `state` as new objects for `sandbox`; Invalid saying where not."""
+    loading = Loading(sandbox)
+    into = Reader(loading)
+    state: dict[str, Any] = STATE.decode(data, into)
+    into.finish()
+    loading.finish()
+    _check(state)
+    return state
+
+
+def _check(state: dict[str, Any]) -> None:
+    """What must hold across parts of the state."""
+    clock = state["clock"]
+    if (clock["frozen_at"] is None) != (clock["mode"] == "real"):
+        raise Invalid("a clock stands still ('frozen_at') exactly when its mode is frozen")
+    accounts = state["accounts"]
+    for key, world in state["worlds"].items():
+        if key != (world.account.id, world.environment) or key[0] not in accounts:
+            raise Invalid(f"world {list(key)} is not the world of an account of the file")
+    for key_id, key in state["keys"].items():
+        if key.key != key_id or key.account_id not in accounts:
+            raise Invalid(f"key {key_id[:12]!r}... is not a key of an account of the file")
+
+
+def apply(sandbox: Sandbox, state: dict[str, Any]) -> None:
+    """Put what `read` built in place of the sandbox's state."""
+    store, webhooks, scenarios = sandbox.store, sandbox.webhooks, sandbox.scenarios
+    clock, scheduler = state["clock"], state["scheduler"]
+    store.scheduler.restore(scheduler["timers"], scheduler["order"])  # cancels work in flight
+    store.clock.restore((clock["now"], clock["frozen_at"], clock["mode"]))
+    store.accounts = state["accounts"]
+    store.keys = state["keys"]
+    store.worlds = state["worlds"]
+    store.kept = {}  # worlds a reset kept as built: the next first use builds them again
+    store.export_worlds = state["export_worlds"]
+    store.request_ids = state["request_ids"]
+    sandbox.accounts.ids = state["account_ids"]
+    oauth = state["oauth"]
+    store.oauth.clients, store.oauth.codes, store.oauth.tokens = (
+        oauth["clients"],
+        oauth["codes"],
+        oauth["tokens"],
+    )
+    store.oauth._ids, store.oauth._sweep_at = oauth["streams"], oauth["sweep_at"]
+    limits = state["rate_limits"]
+    store.rate_limits._windows = limits["windows"]
+    store.rate_limits._anonymous = limits["anonymous"]
+    store.rate_limits._sweep_above = limits["sweep_above"]
+    kept = state["idempotency"]
+    store.idempotency._generation = kept["generation"]
+    store.idempotency._records = kept["records"]
+    store.idempotency._kept = kept["kept"]
+    hooks = state["webhooks"]
+    webhooks.books, webhooks.journal = hooks["books"], hooks["journal"]
+    webhooks._generation, webhooks._delayed = hooks["generation"], hooks["delayed"]
+    loaded = state["scenarios"]
+    scenarios.loaded = loaded["loaded"]
+    scenarios.pending_webhooks = loaded["pending_webhooks"]
+    scenarios.timeline_errors = loaded["timeline_errors"]
+    scenarios._rearm()
+    journal = sandbox.journal
+    journal._entries = deque(state["journal"]["entries"], maxlen=journal._entries.maxlen)
+    journal._seq = state["journal"]["seq"]

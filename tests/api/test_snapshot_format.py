@@ -1,0 +1,107 @@
+"""A snapshot file of format 1, checked in, still loads: the promise that an upgrade does not
+strand saved snapshots. When the format moves on, this file stays as it is (the migration
+reads it); the file of the new format is added beside it.
+
+    python -m tests.api.test_snapshot_format   # writes data/snapshot-format-1.json again
+
+(only needed if the packaged default seed changes: a file is tied to its seed).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+
+from mockserver.core.config import Settings
+from mockserver.engine.snapshots.file import FORMAT
+from mockserver.testing.inprocess import inprocess_client
+from mockserver.web.app import create_app
+from tests.support.api import assert_envelope
+from tests.support.keys import auth
+
+FILE = Path(__file__).with_name("data") / "snapshot-format-1.json"
+
+
+DOCUMENT = {"title": "Kept across versions", "vault_id": "vault_mock_us", "metadata": {"n": 1}}
+KEY = {"Idempotency-Key": "format-1"}
+
+
+def _build(client: httpx.Client) -> None:
+    """The state the checked-in file holds."""
+    client.post("/v1/vaults", json={"name": "Format one", "region": "us"})
+    doc = client.post("/v1/documents", json=DOCUMENT, headers=KEY).json()
+    steps = [{"assignee": "ann@example.com"}]
+    client.post("/v1/workflows", json={"document_id": doc["id"], "steps": steps})
+    client.post("/v1/webhook_endpoints", json={"url": "https://example.com/hook", "events": ["*"]})
+
+
+def write() -> None:
+    app = create_app(Settings(clock_mode="frozen"))
+    with inprocess_client(app, headers=auth()) as client:
+        _build(client)
+        client.post("/_mock/snapshots", json={"name": "format-1"})
+        data = client.get("/_mock/snapshots/format-1/download").content
+    FILE.write_bytes(orjson.dumps(orjson.loads(data), option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def _titles(client: httpx.Client, path: str, field: str) -> list[Any]:
+    return [item[field] for item in client.get(path).json()["data"]]
+
+
+def test_a_file_of_format_1_loads_and_serves_its_state() -> None:
+    assert orjson.loads(FILE.read_bytes())["format"] == 1 <= FORMAT
+    app = create_app(Settings(clock_mode="frozen"))
+    with inprocess_client(app, headers=auth()) as client:
+        uploaded = client.post(
+            "/_mock/snapshots/upload", params={"name": "old"}, content=FILE.read_bytes()
+        )
+        assert uploaded.status_code == 201, uploaded.text
+        assert "Format one" not in _titles(client, "/v1/vaults", "name")
+        assert client.post("/_mock/snapshots/old/restore").status_code == 200
+        assert "Format one" in _titles(client, "/v1/vaults", "name")
+        assert "Kept across versions" in _titles(client, "/v1/documents", "title")
+        assert "https://example.com/hook" in _titles(client, "/v1/webhook_endpoints", "url")
+        # The idempotency record came back with it: the same key replays the same document.
+        replay = client.post("/v1/documents", json=DOCUMENT, headers=KEY)
+        assert replay.headers["idempotent-replayed"] == "true"
+        assert replay.json()["title"] == "Kept across versions"
+
+
+def _timeless(data: bytes) -> Any:
+    """The file less what is measured on the wall clock: how long each request took."""
+    parsed = orjson.loads(data)
+    del parsed["sha256"]
+    for entry in parsed["state"]["journal"]["entries"]:
+        entry["duration"] = 0
+    return parsed
+
+
+def test_the_same_requests_give_the_same_file_as_the_checked_in_one() -> None:
+    """Building the state again, in another process, gives this very file, but for the
+    journal's measured durations."""
+    app = create_app(Settings(clock_mode="frozen"))
+    with inprocess_client(app, headers=auth()) as client:
+        _build(client)
+        client.post("/_mock/snapshots", json={"name": "again"})
+        data = client.get("/_mock/snapshots/again/download").content
+    assert _timeless(data) == _timeless(FILE.read_bytes())
+
+
+def test_a_file_of_a_later_format_is_refused() -> None:
+    later = orjson.loads(FILE.read_bytes())
+    later["format"] = FORMAT + 1
+    app = create_app(Settings(clock_mode="frozen"))
+    with inprocess_client(app, headers=auth()) as client:
+        attempt = client.post(
+            "/_mock/snapshots/upload", params={"name": "new"}, content=orjson.dumps(later)
+        )
+        error = assert_envelope(attempt, 422, "validation_error")
+        assert error["param"] == "file"
+        assert f"format {FORMAT + 1}, from a later mockserver" in error["message"]
+
+
+if __name__ == "__main__":
+    write()
