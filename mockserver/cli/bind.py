@@ -1,29 +1,15 @@
 """Whether `mockserver run` may open its control plane on the address it is asked to bind.
 
 `/_mock` resets the sandbox, moves its clock, loads scenarios and revokes keys. On a loopback
-address only this machine reaches it; on any other (`0.0.0.0`, `::`, a LAN address, a host
+address only this machine reaches it (and the browser guard, `origin_guard.py`, refuses what
+the web pages open in its browser send); on any other (`0.0.0.0`, `::`, a LAN address, a host
 name) the network does, so `run` refuses to start there unless the plane is guarded by
 `--admin-token` or turned off by `--no-admin`.
 """
 
 from __future__ import annotations
 
-import ipaddress
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` is `localhost` or a loopback address (127.0.0.0/8, ::1, or an IPv4
-    address of 127.0.0.0/8 mapped into IPv6). Any other name counts as reachable from elsewhere."""
-    name = host.strip().strip("[]").lower()
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped.is_loopback
-    return address.is_loopback
+from mockserver.engine.control_plane.origin_guard import is_loopback
 
 
 def open_control_plane_refusal(host: str, admin: bool, admin_token: str | None) -> str | None:

@@ -5,11 +5,12 @@ For every request: a journal entry (API requests only: reading the journal throu
 must not change it; the path as sent, bodies before any compression), timers that fell due,
 the region from a `/us/v1` or `/eu/v1` prefix (stripped, so one route table serves all three
 base URLs) or a regional host, the `req_` request id, then for API requests the rate limits
-and the credential (`traffic.py`), the query's form, an `Idempotency-Key`'s hold, replay or
-refusal (`kept_responses.py`), loaded scenarios' rules (`faults.py`), and the handler the
-router finds. Every answer gets `X-Request-Id`, the rate-limit headers and `Date` (the mock
-clock's second when the request came in), and any error the envelope: an ApiError as itself,
-anything else as a logged 500 `api_error`.
+and the credential (`traffic.py`), for `/_mock` ones the guard against web pages when no admin
+token is set (`control_plane/origin_guard.py`), the query's form, an `Idempotency-Key`'s hold,
+replay or refusal (`kept_responses.py`), loaded scenarios' rules (`faults.py`), and the
+handler the router finds. Every answer gets `X-Request-Id`, the rate-limit headers and `Date`
+(the mock clock's second when the request came in), and any error the envelope: an ApiError
+as itself, anything else as a logged 500 `api_error`.
 """
 
 from __future__ import annotations
@@ -112,12 +113,14 @@ class Pipeline:
         router: Router,
         dispatch: Dispatch,
         journal: Journal | None,
+        control_guard: Callable[[Request], None] | None = None,
     ) -> None:
         self.store = store
         self.scenarios = scenarios
         self.router = router
         self.dispatch = dispatch
         self.journal = journal
+        self.control_guard = control_guard  # refuses a `/_mock` request before it is read
         self.traffic = Traffic(store, scenarios.forced_rate_limit)
         # The control plane's request ids: a stream of their own, so that steering the sandbox
         # (saving a snapshot, listing requests) changes nothing the sandbox holds. A reset
@@ -160,6 +163,8 @@ class Pipeline:
                         turn.rule = admission.rule
                         raise admission.refusal
                     rate_headers = admission.headers
+                elif self.control_guard is not None:
+                    self.control_guard(request)
                 check_query(request.query)
                 turn.region = routed_region(request.headers, request.method, path, path_region)
                 if admission is not None and admission.idempotency_keys and admission.principal:

@@ -24,6 +24,7 @@ from mockserver.engine.api import Api
 from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
 from mockserver.engine.control_plane import control_routes
+from mockserver.engine.control_plane.call import browser_guard
 from mockserver.engine.durable.log import Durability, make_durable
 from mockserver.engine.durable.state import open_state
 from mockserver.engine.journal import Journal
@@ -61,7 +62,12 @@ class Sandbox:
         routes = self.api.routes() + (control_routes(self) if settings.admin else [])
         self.router = Router(routes)
         self.pipeline = Pipeline(
-            store, scenarios, self.router, self._dispatch, journal if settings.admin else None
+            store,
+            scenarios,
+            self.router,
+            self._dispatch,
+            journal if settings.admin else None,
+            browser_guard(settings.admin_token) if settings.admin else None,
         )
         self._serve = self.pipeline.serve  # a durable sandbox logs around it
         self.durability: Durability | None = None

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mockserver.cli.bind import is_loopback
+from mockserver.engine.control_plane.origin_guard import is_loopback
 from tests.support.cli import MOCKSERVER, free_port
 
 UNASSIGNED = "192.0.2.1"  # TEST-NET-1: documentation only, never configured here

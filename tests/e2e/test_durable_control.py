@@ -89,3 +89,21 @@ def test_every_control_action_survives_kill_9(tmp_path: Path) -> None:
             verify(all_events(mine))
     finally:
         server.stop()
+
+
+def test_a_call_from_a_web_page_stays_refused_after_a_restart(tmp_path: Path) -> None:
+    """The browser guard's refusal is an input like any other: logged, and refused again when
+    the log is replayed, so the vault made before it is still there after `kill -9`."""
+    server = DurableServer(tmp_path / "state", "--clock", "frozen")
+    client = server.start()
+    vault = _ok(client.post("/v1/vaults", json={"name": "Kept", "region": "us"}), 201)
+    page = {"Origin": "https://evil.example", "Content-Type": "text/plain"}
+    refused = client.post("/_mock/reset", headers=page, content=b"{}")
+    assert refused.status_code == 403, refused.text
+    server.kill()
+
+    client = server.start()
+    try:
+        assert _ok(client.get(f"/v1/vaults/{vault['id']}"))["name"] == "Kept"
+    finally:
+        server.stop()

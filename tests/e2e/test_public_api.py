@@ -81,6 +81,7 @@ def _stream() -> Iterator[tuple[str, str, list[tuple[str, str]], str, bytes]]:
     yield "PUT", "/v1/documents/doc_mock_draft", [("authorization", FULL)], "", b""  # 404
     yield "GET", "/v1/openapi.json", [], "", b""
     yield "GET", "/_mock/clock", [], "", b""
+    yield "POST", "/_mock/reset", [("origin", "https://evil.example")], "", b""  # 403, a web page
     scenario = orjson.dumps({"yaml": LEGAL_HOLD})
     yield "POST", "/_mock/scenarios", [("content-type", JSON)], "", scenario
     yield "DELETE", "/v1/documents/doc_mock_draft", [("authorization", FULL)], "", b""  # rule
@@ -109,7 +110,7 @@ def _in_process() -> list[Response]:
             request = Request(
                 method,
                 path,
-                headers=[("host", "mock"), *headers],
+                headers=[("host", "localhost"), *headers],
                 query=query,
                 body=body,
                 client="127.0.0.1",
@@ -143,7 +144,7 @@ def _over_http() -> list[httpx.Response]:
                     client.request(
                         method,
                         path + (f"?{query}" if query else ""),
-                        headers=[("host", "mock"), ("accept-encoding", "identity"), *headers],
+                        headers=[("host", "localhost"), ("accept-encoding", "identity"), *headers],
                         content=body,
                     )
                 )

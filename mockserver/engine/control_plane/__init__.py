@@ -3,7 +3,8 @@ verification, accounts, webhooks and events, snapshots (docs/reference/control-p
 
 Not part of the v1 contract. Every endpoint parses its input and calls the control facade
 (`engine/control.py`), where the rules live. Off with `--no-admin` (no route at all) and, with
-`--admin-token`, every call must carry `X-Mock-Admin-Token`.
+`--admin-token`, every call must carry `X-Mock-Admin-Token`; without one, the pipeline refuses
+what a web page could send (`origin_guard.py`).
 """
 
 from __future__ import annotations

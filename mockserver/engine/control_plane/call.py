@@ -3,7 +3,8 @@ as JSON or bytes, and the sandbox it steers; and the admin token's guard.
 
 The control plane reads its body as JSON whatever the Content-Type says (curl's `-d` declares
 JSON as a form, and the control plane takes no forms). With `--admin-token`, every call must
-carry `X-Mock-Admin-Token`.
+carry `X-Mock-Admin-Token`. Without one, the browser guard (`origin_guard.py`) refuses every
+`/_mock` request a web page could send, before anything reads it (`browser_guard`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from mockserver.core.errors import AuthenticationError, PayloadTooLarge
 from mockserver.core.secrets import same_secret
+from mockserver.engine.control_plane import origin_guard
 from mockserver.engine.reading import MAX_BODY, check_json_head, parse_json_object, query_pairs
 from mockserver.engine.request import Request, Response
 from mockserver.engine.routing import Route
@@ -75,6 +77,13 @@ def check_admin_token(admin_token: str | None, given: str) -> None:
         raise AuthenticationError(
             "The /_mock control plane needs a valid X-Mock-Admin-Token header."
         )
+
+
+def browser_guard(admin_token: str | None) -> Callable[[Request], None] | None:
+    """The check the pipeline makes of every `/_mock` request (inspector pages and unknown
+    paths included) before its body is read: the browser guard when no admin token is set (an
+    empty one guards nothing), none with a token (the token is the guard, `guarded` checks it)."""
+    return None if admin_token else origin_guard.check
 
 
 def guarded(sandbox: Sandbox, methods: list[str], path: str, endpoint: Endpoint) -> Route:

@@ -5,7 +5,9 @@ and with `--admin-token` the token must come either as `X-Mock-Admin-Token` (scr
 `mock_admin_token` cookie that `/_mock/ui/login` sets (browsers cannot add a header to a link).
 The cookie is `HttpOnly` and `SameSite=Strict`, and every form POST must come from the page's
 own origin (its `Origin` header, which browsers send on POSTs, names the same host), so another
-site open in the same browser cannot press the inspector's buttons.
+site open in the same browser cannot press the inspector's buttons. With no token, the engine's
+browser guard (`control_plane/origin_guard.py`) has already refused any page or form request
+whose `Origin` or `Host` is not loopback.
 """
 
 from __future__ import annotations
