@@ -149,7 +149,7 @@ CRAFTED: list[tuple[str, Edit, str]] = [
     ),
     (
         "a lock timer of a document that does not exist",
-        lambda d: _first_record(d, "LockTimer").update({"doc_id": "doc_nowhere"}),
+        lambda d: _first_record(d, "Lock").update({"doc_id": "doc_nowhere"}),
         "doc_nowhere",
     ),
     (

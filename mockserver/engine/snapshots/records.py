@@ -439,7 +439,7 @@ record(
 
 # -- timers --------------------------------------------------------------------------------
 
-ACTIONS = Rec("LockTimer", "Completion", "AttemptTimer", "TimelineTimer")
+ACTIONS = Rec("Completion", "AttemptTimer", "TimelineTimer")
 
 
 def _timer(into: Reader, values: dict[str, Any]) -> Timer:
@@ -468,20 +468,78 @@ record(
 )
 
 
-def _lock_timer(into: Reader, values: dict[str, Any]) -> LockTimer:
-    timer = LockTimer(values["world"], values["region"], values["doc_id"])
-    into.context.locks.append(timer)  # checked once every world is read
-    return timer
+def _lock(into: Reader, values: dict[str, Any]) -> Timer:
+    world, region, doc_id = values["world"], values["region"], values["doc_id"]
+    if world.regions[region].documents.get(doc_id) is None:  # the world is whole by now
+        raise Invalid(f"locks document {doc_id!r}, which its world does not have")
+    action = LockTimer(world, region, doc_id)
+    return Timer(values["due"], values["order"], action, cancelled=values["cancelled"])
 
 
+def _lock_fields(timer: Timer) -> dict[str, Any]:
+    action = timer.action
+    assert isinstance(action, LockTimer)
+    return {
+        "due": timer.due,
+        "order": timer.order,
+        "world": action.world,
+        "region": action.region,
+        "doc_id": action.doc_id,
+        "cancelled": timer.cancelled,
+    }
+
+
+# A document's lock timer, the commonest timer by far (one per signed document of a seed),
+# as one record: written only in the scheduler, where nothing else refers to it.
 record(
     Spec(
-        LockTimer,
-        {"world": Rec("World"), "region": REGION, "doc_id": TEXT},
-        make=_lock_timer,
-        get=lambda timer: {"world": timer.world, "region": timer.region, "doc_id": timer.doc_id},
+        Timer,
+        {
+            "due": SECONDS,
+            "order": COUNT,
+            "world": Rec("World"),
+            "region": REGION,
+            "doc_id": TEXT,
+            "cancelled": Bool(),
+        },
+        tag="Lock",
+        make=_lock,
+        get=_lock_fields,
     )
 )
+
+
+class Timers(Kind):
+    """The scheduler's timers, in the order they fall due (a sorted list is a heap as it
+    stands, so a restored scheduler saves the same list again): lock timers as `Lock`, the
+    others as `Timer`."""
+
+    def __init__(self) -> None:
+        self._timer, self._lock = Rec("Timer"), Rec("Lock")
+
+    def encode(self, value: Any, out: Writer) -> Any:
+        lock, timer = self._lock.encode, self._timer.encode
+        return [
+            lock(item, out) if type(item.action) is LockTimer else timer(item, out)
+            for item in sorted(value)
+        ]
+
+    def decode(self, data: Any, into: Reader) -> Any:
+        if type(data) is not list:
+            raise Invalid("must be a list")
+        made = []
+        lock, timer = self._lock.decode, self._timer.decode
+        for index, item in enumerate(data):
+            try:
+                is_lock = type(item) is dict and item.get("$") == "Lock"
+                made.append(lock(item, into) if is_lock else timer(item, into))
+            except Invalid as error:
+                error.path.append(index)
+                raise
+        return made
+
+    def schema(self) -> dict[str, Any]:
+        return {"type": "array", "items": {"anyOf": [self._timer.schema(), self._lock.schema()]}}
 
 
 def _completion(into: Reader, values: dict[str, Any]) -> Completion:

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any
 
-from mockserver.domain.documents import LockTimer
 from mockserver.domain.models import Account
 from mockserver.engine.snapshots import records, worlds  # noqa: F401  # registers the records
 from mockserver.engine.snapshots.kinds import (
@@ -39,6 +38,7 @@ from mockserver.engine.snapshots.records import (
     STREAM,
     TEXT,
     WINDOWS,
+    Timers,
 )
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ STATE = Obj(
                 "timeline_errors": ListOf(TEXT),
             }
         ),
-        "scheduler": Obj({"order": COUNT, "timers": ListOf(Rec("Timer"))}),
+        "scheduler": Obj({"order": COUNT, "timers": Timers()}),
         "journal": Obj({"seq": COUNT, "entries": ListOf(Rec("Entry"))}),
     },
     "Everything the sandbox has become since its seed.",
@@ -167,27 +167,12 @@ def capture(sandbox: Sandbox) -> dict[str, Any]:
 
 
 class Loading:
-    """What records read from a file take from the sandbox it is read into, and the checks
-    that wait until every object is read."""
+    """What records read from a file take from the sandbox it is read into."""
 
     def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
         self.store: Store = sandbox.store
         self.accounts: dict[str, Account] = {}
-        self.locks: list[LockTimer] = []  # each must name a document of its world
-
-    def finish(self) -> None:
-        """The checks that needed every object read."""
-        indexes: dict[tuple[int, str], Any] = {}
-        for lock in self.locks:
-            place = (id(lock.world), lock.region)
-            documents = indexes.get(place)
-            if documents is None:
-                documents = indexes[place] = lock.world.regions[lock.region].documents
-            if documents.get(lock.doc_id) is None:
-                raise Invalid(
-                    f"a lock timer names document {lock.doc_id!r}, which its world does not have"
-                )
 
 
 def read(sandbox: Sandbox, data: Any) -> dict[str, Any]:
@@ -196,7 +181,6 @@ def read(sandbox: Sandbox, data: Any) -> dict[str, Any]:
     into = Reader(loading)
     state: dict[str, Any] = STATE.decode(data, into)
     into.finish()
-    loading.finish()
     _check(state)
     return state
 
