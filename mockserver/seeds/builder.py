@@ -282,9 +282,12 @@ class _SeedBuilder:
                 continue
             placed.append(index)
         env.workflows = self.workflows(raw.get("workflows"), path, env.documents, placed)
-        env.vaults = sorted(vaults.values(), key=lambda v: (v.created_at, v.id))
-        env.documents.sort(key=lambda d: (d.created_at, d.id))
-        env.workflows.sort(key=lambda w: (w.created_at, w.id))
+        # Oldest first; records of the same second keep their order in the file (the sort is
+        # stable), which is the order the API lists them in: a sandbox exported as a seed
+        # (`GET /_mock/seed`) writes them in the order they were made.
+        env.vaults = sorted(vaults.values(), key=_created)
+        env.documents.sort(key=_created)
+        env.workflows.sort(key=_created)
         return env
 
     def vault(self, value: object, path: PathT) -> Vault:
@@ -466,6 +469,10 @@ class _SeedBuilder:
 
 class _RefersToSkipped(Exception):
     """A record refers to one skipped as bad: skipped too, its problem already reported."""
+
+
+def _created(record: Vault | Document | Workflow) -> int:
+    return record.created_at
 
 
 def _list(value: object) -> list[object]:

@@ -152,7 +152,7 @@ def test_base_seed_loads_with_defaults() -> None:
     assert seed.reference_time == ts("2025-03-02T00:01:00Z")
 
 
-def test_workflows_map_to_the_model_sorted_by_created_at_then_id() -> None:
+def test_workflows_map_to_the_model_sorted_by_created_at() -> None:
     sandbox = load_seed_text(BASE, "s").environments[("acct_test", "sandbox")]
     rejected, completed, in_progress = sandbox.workflows
     assert (rejected.id, rejected.status, rejected.current_step) == ("wf_a", "rejected", 1)
@@ -237,10 +237,22 @@ def test_null_optional_fields_mean_absent_and_unquoted_timestamps_work() -> None
     assert doc.created_at == int(parse_ts("2025-02-01T00:00:00Z"))
 
 
-def test_documents_are_sorted_by_created_at_then_id() -> None:
+def test_documents_are_sorted_by_created_at() -> None:
     text = mutate('"2025-03-01T00:00:00Z", "sha256"', '"2025-01-15T00:00:00Z", "sha256"')
     docs = load_seed_text(text, "s").environments[("acct_test", "sandbox")].documents
     assert [d.id for d in docs] == ["doc_b", "doc_a", "doc_c"]
+
+
+def test_records_of_the_same_second_keep_the_files_order() -> None:
+    """The order the API lists them in (newest first, so the last of the file first): ids do
+    not reorder them."""
+    text = mutate('created_at: "2025-02-01T00:00:00Z"', 'created_at: "2025-03-01T00:00:00Z"')
+    text = text.replace("id: doc_a", "id: doc_z", 1).replace("doc_id: doc_a", "doc_id: doc_z")
+    text = text.replace('"document_id": "doc_a"', '"document_id": "doc_z"')
+    for field, old in (("created_at", "2025-02-02"), ("decided_at", "2025-02-03")):
+        text = text.replace(f'"{field}": "{old}T00:00:00Z"', f'"{field}": "2025-03-02T00:00:00Z"')
+    sandbox = load_seed_text(text, "s").environments[("acct_test", "sandbox")]
+    assert [d.id for d in sandbox.documents] == ["doc_z", "doc_b", "doc_c"]
 
 
 def test_crlf_line_endings_load_the_same() -> None:
