@@ -191,8 +191,12 @@ def create(
             current=len(book.endpoints),
             allowed=[f"fewer than {ENDPOINTS_MAX}"],
         )
+    if not new_id:
+        new_id = world.ids.new("whk_")
+        while new_id in book.endpoints:  # a seeded endpoint may hold an id of this stream
+            new_id = world.ids.new("whk_")
     endpoint = WebhookEndpoint(
-        id=new_id or world.ids.new("whk_"),
+        id=new_id,
         url=url,
         events=events,
         secret=world.ids.new(SECRET_PREFIX, 32),
