@@ -235,6 +235,18 @@ class ExportJob:
     snapshot_seq: int = 0  # the export holds the chain's events up to this seq
 
 
+@dataclass(frozen=True, slots=True)
+class EndpointSeed:
+    """A webhook endpoint a seed gives an (account, environment); the delivery engine makes
+    the endpoint of it (`webhooks/endpoints.py`, WebhookEndpoint), its time shifted."""
+
+    id: str
+    url: str
+    events: tuple[str, ...]
+    secret: str
+    created_at: int
+
+
 @dataclass(slots=True)
 class EnvironmentSeed:
     """What one (account, environment) starts with."""
@@ -242,6 +254,7 @@ class EnvironmentSeed:
     vaults: list[Vault] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
     workflows: list[Workflow] = field(default_factory=list)
+    webhook_endpoints: list[EndpointSeed] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -29,6 +29,7 @@ from mockserver.domain.models import (
     ApiKey,
     Document,
     DocumentVersion,
+    EndpointSeed,
     EnvironmentSeed,
     Member,
     OAuthClient,
@@ -38,10 +39,12 @@ from mockserver.domain.models import (
     Workflow,
     WorkflowStep,
 )
+from mockserver.domain.webhook_rules import ENDPOINTS_MAX, SECRET_PREFIX
 from mockserver.seeds.validation import (
     ACCOUNT,
     CLIENT,
     DOCUMENT,
+    ENDPOINT,
     ENVIRONMENT,
     KEY,
     MEMBER,
@@ -56,6 +59,7 @@ from mockserver.seeds.validation import (
     boolean,
     choice,
     email,
+    event_types,
     fail,
     fresh,
     integer,
@@ -71,6 +75,7 @@ from mockserver.seeds.validation import (
     show,
     text,
     timestamp,
+    webhook_url,
     workflow_state,
 )
 
@@ -282,12 +287,23 @@ class _SeedBuilder:
                 continue
             placed.append(index)
         env.workflows = self.workflows(raw.get("workflows"), path, env.documents, placed)
+        hooks = items(raw.get("webhook_endpoints"), path, "webhook_endpoints")
+        if len(hooks) > ENDPOINTS_MAX:
+            fail(path, "webhook_endpoints", f"at most {ENDPOINTS_MAX} endpoints allowed")
+        for index, item in enumerate(hooks):
+            try:
+                env.webhook_endpoints.append(
+                    self.webhook_endpoint(item, (*path, "webhook_endpoints", index))
+                )
+            except Invalid as problem:
+                self.skip(item, problem)
         # Oldest first; records of the same second keep their order in the file (the sort is
         # stable), which is the order the API lists them in: a sandbox exported as a seed
         # (`GET /_mock/seed`) writes them in the order they were made.
         env.vaults = sorted(vaults.values(), key=_created)
         env.documents.sort(key=_created)
         env.workflows.sort(key=_created)
+        env.webhook_endpoints.sort(key=_created)
         return env
 
     def vault(self, value: object, path: PathT) -> Vault:
@@ -385,6 +401,25 @@ class _SeedBuilder:
             signed_at=signed_at,
         )
 
+    def webhook_endpoint(self, value: object, path: PathT) -> EndpointSeed:
+        raw = ENDPOINT.check(value, path)
+        endpoint_id = prefixed_id(raw["id"], path, "id", "whk_")
+        self.claim("webhook endpoint id", endpoint_id, path, "id")
+        secret = raw.get("secret")
+        if secret is None:  # the same on every run, so receivers can be set up once
+            secret = SECRET_PREFIX + hashlib.sha256(f"{endpoint_id}:secret".encode()).hexdigest()
+        else:
+            secret = text(secret, path, "secret")
+            if not secret.startswith(SECRET_PREFIX) or secret == SECRET_PREFIX:
+                fail(path, "secret", f"must start with '{SECRET_PREFIX}' and go on")
+        return EndpointSeed(
+            id=fresh(endpoint_id),
+            url=fresh(webhook_url(raw["url"], path, "url")),
+            events=event_types(raw["events"], path, "events"),
+            secret=fresh(secret),
+            created_at=self.reference.moment(raw["created_at"], path, "created_at"),
+        )
+
     def workflows(
         self, value: object, path: PathT, documents: list[Document], placed: list[int]
     ) -> list[Workflow]:
@@ -471,7 +506,7 @@ class _RefersToSkipped(Exception):
     """A record refers to one skipped as bad: skipped too, its problem already reported."""
 
 
-def _created(record: Vault | Document | Workflow) -> int:
+def _created(record: Vault | Document | Workflow | EndpointSeed) -> int:
     return record.created_at
 
 

@@ -128,22 +128,37 @@ class DeliveryEngine:
         self._clients = weakref.WeakKeyDictionary()
         store.listeners.append(self.publish)
         store.reset_hooks.append(self.reset)
+        self._seeded_endpoints()
 
     def book(self, world: World) -> WebhookBook:
         """The endpoints and queues of a world (made on first use)."""
-        key = (world.account.id, world.environment)
+        return self._book((world.account.id, world.environment))
+
+    def _book(self, key: tuple[str, str]) -> WebhookBook:
         book = self.books.get(key)
         if book is None:
             ids = IdFactory(self.store.random_seed, f"{key[0]}/{key[1]}/webhooks")
             book = self.books[key] = WebhookBook(key[0], key[1], ids, self.queue_size)
         return book
 
+    def _seeded_endpoints(self) -> None:
+        """Give each (account, environment) the webhook endpoints its seed lists, their times
+        shifted as the store shifts every seeded time."""
+        shift = self.store.shift
+        for key, seed in self.store.seed.environments.items():
+            for hook in seed.webhook_endpoints:
+                self._book(key).endpoints[hook.id] = WebhookEndpoint(
+                    hook.id, hook.url, hook.events, hook.secret, hook.created_at + shift
+                )
+
     def reset(self) -> None:
-        """Forget every endpoint, queue and delivery (the store has dropped the timers)."""
+        """Forget every endpoint, queue and delivery (the store has dropped the timers); the
+        seed's endpoints are back."""
         self._generation = Generation()
         self.books.clear()
         self.journal.clear()
         self._delayed.clear()
+        self._seeded_endpoints()
 
     # -- the event bus -------------------------------------------------------------------
 

@@ -20,7 +20,9 @@ def _first_ids(prefix: str, count: int) -> list[str]:
 
 def test_new_objects_skip_the_ids_the_seed_holds(tmp_path: Path) -> None:
     # What the stream draws first, whatever the prefix: the first request's id takes draw 0.
-    vault_id, doc_id, wf_id = (_first_ids(prefix, 1)[0] for prefix in ("vault_", "doc_", "wf_"))
+    vault_id, doc_id, wf_id, hook_id = (
+        _first_ids(prefix, 1)[0] for prefix in ("vault_", "doc_", "wf_", "whk_")
+    )
     seed = tmp_path / "seed.yaml"
     seed.write_text(
         f"""\
@@ -44,6 +46,9 @@ accounts:
               created_at: "2025-01-03T00:00:00Z", current_step: 1,
               steps: [{{assignee: a@tiny.example, decision: reject,
                         decided_at: "2025-01-03T00:00:00Z"}}]}}
+        webhook_endpoints:
+          - {{id: {hook_id}, url: "https://hooks.example/in", events: ["*"],
+              created_at: "2025-01-04T00:00:00Z"}}
 """
     )
     app = create_app(Settings(clock_mode="frozen", seed_path=seed))
@@ -52,6 +57,7 @@ accounts:
             ("/v1/vaults", {"name": "New", "region": "us"}, vault_id),
             ("/v1/documents", {"title": "New", "vault_id": vault_id}, doc_id),
             ("/v1/workflows", {"document_id": doc_id, "steps": [{"assignee": "a@b.co"}]}, wf_id),
+            ("/v1/webhook_endpoints", {"url": "https://hooks.example/2", "events": ["*"]}, hook_id),
         ):
             made = api.post(path, json=body)
             assert made.status_code == 201, made.text
