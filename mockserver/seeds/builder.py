@@ -313,8 +313,11 @@ class _SeedBuilder:
         lock_after = raw.get("lock_after")
         members: dict[str, Member] = {}
         for index, item in enumerate(items(raw.get("members"), path, "members")):
-            if index == self.seed.limits.members_max:
-                fail(path, "members", f"at most {index} members allowed")
+            # members_max limits the addresses a create lists; its caller joins them as owner
+            if index == self.seed.limits.members_max + 1:
+                fail(
+                    path, "members", f"at most {index} members allowed (the owner and {index - 1})"
+                )
             at = (*path, "members", index)
             member = MEMBER.check(item, at)
             address = email(member["email"], at, "email")
@@ -357,8 +360,6 @@ class _SeedBuilder:
             for index, signer in enumerate(items(raw.get("signers"), path, "signers"))
         ]
         signed = status in SIGNED_STATUSES
-        if signed and not signers:
-            fail(path, "signers", f"a {status} document needs at least one signer")
         if signers and not signed:
             fail(path, "signers", f"must be empty for a {status} document")
         signed_at = raw.get("signed_at")
@@ -448,10 +449,20 @@ class _SeedBuilder:
                 continue
             workflows.append(workflow)
         for index, doc in zip(placed, documents, strict=True):
-            if complete and doc.status == "in_review" and ("in_progress", doc.id) not in first:
-                at = (*path, "documents", index)
+            if not complete:
+                break
+            at = (*path, "documents", index)
+            if doc.status == "in_review" and ("in_progress", doc.id) not in first:
                 problem = "is in_review, so it needs an in_progress workflow under workflows"
                 self.problems.append(Invalid(at, problem, at=(*at, "status")))
+            # The API signs with no signer only when a workflow's conditions skip every step.
+            if doc.status in SIGNED_STATUSES and not doc.signers:
+                if ("completed", doc.id) not in first:
+                    problem = (
+                        f"a {doc.status} document needs at least one signer (none only when "
+                        "its completed workflow skipped every step)"
+                    )
+                    self.problems.append(Invalid(at, problem, at=(*at, "signers")))
         return workflows
 
     def workflow(self, value: object, path: PathT, documents: dict[str, Document]) -> Workflow:

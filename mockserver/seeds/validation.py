@@ -361,8 +361,10 @@ def read_step(
     if decided_at is None:
         raise Invalid(path, f"missing required field 'decided_at' (decision is {decision})")
     decided_at = reference.moment(decided_at, path, "decided_at")
-    if comment is not None:
-        comment = sys.intern(text(comment, path, "comment"))
+    if comment is not None:  # may be empty, as the API takes it
+        if type(comment) is not str:
+            fail(path, "comment", "must be a string")
+        comment = sys.intern(comment)
     return WorkflowStep(assignee, condition, decision, decided_at, comment)
 
 
