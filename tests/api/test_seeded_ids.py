@@ -65,3 +65,30 @@ accounts:
             api.post("/_mock/reset")  # each create is the stream's first draw
         assert api.get(f"/v1/documents/{doc_id}").json()["title"] == "Seeded"
         assert api.get(f"/v1/vaults/{vault_id}").json()["name"] == "Seeded"
+
+
+def test_a_new_account_never_takes_a_seeded_key(tmp_path: Path) -> None:
+    """The accounts a sandbox made, saved as a seed: the next one the stream makes gets other
+    keys, and the saved keys still reach their own account."""
+    ids = IdFactory(DEFAULT_RANDOM_SEED, "accounts")
+    account, full, readonly = ids.new("acct_"), ids.new("sk_test_"), ids.new("sk_test_")
+    seed = tmp_path / "seed.yaml"
+    seed.write_text(
+        f"""\
+version: 1
+accounts:
+  - id: {account}
+    name: Made by the stream
+    default_region: us
+    keys:
+      - {{key: {full}, owner: admin@made.example, scopes: all}}
+      - {{key: {readonly}, owner: viewer@made.example, scopes: read}}
+"""
+    )
+    app = create_app(Settings(clock_mode="frozen", seed_path=seed))
+    with inprocess_client(app) as api:
+        made = api.post("/_mock/accounts").json()
+        assert made["id"] != account
+        assert not set(made["keys"].values()) & {full, readonly}
+        for key in (full, readonly):
+            assert api.get("/v1/whoami", headers=auth(key)).json()["account_id"] == account
