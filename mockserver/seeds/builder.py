@@ -22,6 +22,7 @@ from mockserver.core.config import DEFAULT_START_TIME
 from mockserver.domain.models import (
     DOCUMENT_STATUSES,
     ENVIRONMENTS,
+    LOCK_AFTER,
     REGIONS,
     TOKEN_LIFETIME,
     WORKFLOW_STATUSES,
@@ -310,7 +311,7 @@ class _SeedBuilder:
         raw = VAULT.check(value, path)
         vault_id = prefixed_id(raw["id"], path, "id", "vault_")
         self.claim("vault id", vault_id, path, "id")
-        lock_after = raw.get("lock_after")
+        lock = raw.get("lock_after")
         members: dict[str, Member] = {}
         for index, item in enumerate(items(raw.get("members"), path, "members")):
             # members_max limits the addresses a create lists; its caller joins them as owner
@@ -330,7 +331,7 @@ class _SeedBuilder:
             region=choice(raw["region"], path, "region", REGIONS),
             created_at=self.reference.moment(raw["created_at"], path, "created_at"),
             members=list(members.values()),
-            lock_after=300 if lock_after is None else integer(lock_after, path, "lock_after", 0),
+            lock_after=LOCK_AFTER if lock is None else integer(lock, path, "lock_after", 0),
         )
 
     def document(self, value: object, path: PathT, vaults: dict[str, Vault]) -> Document:

@@ -39,6 +39,7 @@ from mockserver.audit.event import AuditEvent
 from mockserver.core.errors import Conflict, NotFound
 from mockserver.core.ids import IdFactory
 from mockserver.core.scheduler import Commit, Work
+from mockserver.domain.models import EndpointSeed
 from mockserver.domain.store import Store, World
 from mockserver.webhooks import endpoints as webhooks
 from mockserver.webhooks.deliveries import (
@@ -150,6 +151,15 @@ class DeliveryEngine:
                 self._book(key).endpoints[hook.id] = WebhookEndpoint(
                     hook.id, hook.url, hook.events, hook.secret, hook.created_at + shift
                 )
+
+    def endpoint_seeds(self) -> dict[tuple[str, str], list[EndpointSeed]]:
+        """Every (account, environment)'s endpoints as a seed lists them, oldest first (a
+        sandbox exported as a seed, `seeds/export.py`)."""
+        return {
+            key: [EndpointSeed(e.id, e.url, e.events, e.secret, e.created_at) for e in endpoints]
+            for key, book in self.books.items()
+            if (endpoints := list(book.endpoints.values()))
+        }
 
     def reset(self) -> None:
         """Forget every endpoint, queue and delivery (the store has dropped the timers); the
