@@ -38,21 +38,21 @@ class AccountFactory:
     def open(self, region: str, name: str | None) -> NewAccount:
         """A new account with default region `region`, its users and two sandbox keys."""
         account_id = self.ids.new("acct_")
-        while account_id in self.store.accounts:  # never reuse a seeded id
+        while account_id in self.store.accounts:  # never a seeded id (see _new_key)
             account_id = self.ids.new("acct_")
         domain = f"{account_id.removeprefix('acct_').lower()}.example"
         admin = User(f"admin@{domain}", "Account Admin", SCOPES)
         viewer = User(f"viewer@{domain}", "Account Viewer", READ_SCOPES)
         account = Account(account_id, name or f"Account {account_id}", region, (admin, viewer))
         full = ApiKey(
-            key=self.ids.new("sk_test_"),
+            key=self._new_key(),
             account_id=account_id,
             environment="sandbox",
             scopes=frozenset(SCOPES),
             owner=admin.email,
         )
         readonly = ApiKey(
-            key=self.ids.new("sk_test_"),
+            key=self._new_key(),
             account_id=account_id,
             environment="sandbox",
             scopes=frozenset(READ_SCOPES),
@@ -62,3 +62,11 @@ class AccountFactory:
         self.store.keys[full.key] = full
         self.store.keys[readonly.key] = readonly
         return NewAccount(account, full, readonly)
+
+    def _new_key(self) -> str:
+        """A sandbox key from the stream, never a seeded one: a seed saved from a sandbox
+        (`GET /_mock/seed`) holds the keys of the accounts this stream made there."""
+        key = self.ids.new("sk_test_")
+        while key in self.store.keys:
+            key = self.ids.new("sk_test_")
+        return key

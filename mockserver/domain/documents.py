@@ -44,7 +44,7 @@ def create(
     raw_metadata = body.get("metadata")
     metadata = {} if raw_metadata is None else v.metadata(raw_metadata, limits)
     vault = vaults.get(world, region, vault_id, param="vault_id")
-    doc_id = new_id or world.ids.new("doc_")
+    doc_id = new_id or world.new_id("doc_")
     digest = world.ids.sha256(doc_id)
     doc = Document(
         id=doc_id,

@@ -18,6 +18,7 @@ SCOPES = tuple(f"{resource}:{access}" for resource in RESOURCES for access in ("
 READ_SCOPES = tuple(scope for scope in SCOPES if scope.endswith(":read"))
 ENCRYPTION = "AES-256-GCM with envelope encryption"
 TOKEN_LIFETIME = 3600  # default `expires_in` of OAuth access tokens, in seconds
+LOCK_AFTER = 300  # default seconds from a document's signing to its lock, per vault
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +89,7 @@ class Vault:
     region: str
     created_at: int
     members: list[Member] = field(default_factory=list)
-    lock_after: int = 300  # seconds from signing until the system locks a document
+    lock_after: int = LOCK_AFTER  # seconds from signing until the system locks a document
     seq: int = 0  # insertion order within its region, assigned by the store
 
 
@@ -235,6 +236,18 @@ class ExportJob:
     snapshot_seq: int = 0  # the export holds the chain's events up to this seq
 
 
+@dataclass(frozen=True, slots=True)
+class EndpointSeed:
+    """A webhook endpoint a seed gives an (account, environment); the delivery engine makes
+    the endpoint of it (`webhooks/endpoints.py`, WebhookEndpoint), its time shifted."""
+
+    id: str
+    url: str
+    events: tuple[str, ...]
+    secret: str
+    created_at: int
+
+
 @dataclass(slots=True)
 class EnvironmentSeed:
     """What one (account, environment) starts with."""
@@ -242,6 +255,7 @@ class EnvironmentSeed:
     vaults: list[Vault] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
     workflows: list[Workflow] = field(default_factory=list)
+    webhook_endpoints: list[EndpointSeed] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -194,6 +194,23 @@ class World:
         self._seq += 1
         return self._seq
 
+    def new_id(self, prefix: str) -> str:
+        """A new id from the world's stream for a vault, document or workflow, never one the
+        world holds already: a seed may hold ids of this very stream (a sandbox exported as a
+        seed, `GET /_mock/seed`, has the ids its requests drew)."""
+        ident = self.ids.new(prefix)
+        if self.pristine is not None:
+            while self.holds(ident):
+                ident = self.ids.new(prefix)
+        return ident
+
+    def holds(self, ident: str) -> bool:
+        """Whether a vault, document (deleted ones too) or workflow of any region has `ident`."""
+        return any(
+            ident in data.vaults or ident in data.documents or ident in data.workflows
+            for data in self.regions.values()
+        )
+
     def writable_document(self, doc: Document) -> Document:
         """The world's own copy of `doc`, to change: a shared seeded document is copied into
         every index first. Its rendered JSON is cleared, as the caller is about to change it,

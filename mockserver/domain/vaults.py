@@ -43,7 +43,7 @@ def create(
                 seen.add(address)
                 members.append(Member(email=address, role="member"))
     vault = Vault(
-        id=new_id or world.ids.new("vault_"),
+        id=new_id or world.new_id("vault_"),
         name=name,
         region=region,
         created_at=now,

@@ -120,7 +120,7 @@ def create(
             f"Document {doc.id} is {doc.status}; only draft documents can enter a workflow."
         ).because("state", resource=doc.id, current=doc.status, allowed=["draft"])
     workflow = Workflow(
-        id=new_id or world.ids.new("wf_"),
+        id=new_id or world.new_id("wf_"),
         document_id=doc.id,
         region=region,
         status="in_progress",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mockserver.core.clock import format_ts
-from mockserver.core.errors import Conflict, NotFound, ValidationError
+from mockserver.core.errors import Conflict, NotFound, SeedError, ValidationError
 from mockserver.domain import documents
 from mockserver.domain import validation as v
 from mockserver.domain.accounts import NewAccount
@@ -25,6 +25,8 @@ from mockserver.engine.snapshots import Snapshot
 from mockserver.scenarios.engine import Loaded
 from mockserver.scenarios.loader import load_scenario, load_scenario_text
 from mockserver.scenarios.model import Scenario
+from mockserver.seeds.export import seed_text
+from mockserver.seeds.loader import load_seed_text
 from mockserver.webhooks.deliveries import Delivery
 from mockserver.webhooks.resend import resend
 
@@ -166,6 +168,21 @@ class Control:
         scheduler = self._store.scheduler
         idle = await scheduler.settle(timeout)
         return idle, scheduler.busy
+
+    def seed_file(self) -> str:
+        """The sandbox's data as seed YAML (`seeds/export.py`), once the timers that fell due
+        have run; checked as `mockserver validate` checks a seed, so it always loads: a state a
+        seed cannot hold (times after the clock's, when the clock was set back) is 409."""
+        store = self._store
+        store.scheduler.run_due()
+        text = seed_text(store, self._sandbox.webhooks.endpoint_seeds())
+        try:
+            load_seed_text(text, "the exported seed")
+        except SeedError as error:
+            raise Conflict(
+                f"The sandbox's data cannot be written as a valid seed: {error}"
+            ) from None
+        return text
 
     # -- snapshots ---------------------------------------------------------------------
 

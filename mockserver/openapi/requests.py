@@ -16,9 +16,9 @@ from mockserver.domain.idempotency import MAX_KEY_LENGTH
 from mockserver.domain.models import DECISIONS, DOCUMENT_STATUSES, REGIONS, Limits
 from mockserver.domain.oauth import PKCE_VALUE
 from mockserver.domain.validation import MAX_SAFE_INT
+from mockserver.domain.webhook_rules import EVENT_TYPES, EVENTS_MAX
 from mockserver.domain.workflows import COMMENT_MAX
 from mockserver.openapi.fields import EMAIL_INPUT, Schema, enum, nullable, obj, string
-from mockserver.webhooks.endpoints import EVENT_TYPES, EVENTS_MAX
 
 ID_MAX = 255  # ids in bodies: the handlers take any string up to this, then look it up
 BMP_ONLY = "^[\\u0000-\\uFFFF]*$"  # metadata keys stay in the Basic Multilingual Plane

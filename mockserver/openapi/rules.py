@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mockserver.webhooks.endpoints import ENDPOINTS_MAX
+from mockserver.domain.webhook_rules import ENDPOINTS_MAX
 
 ISSUED_CURSOR = (
     "`cursor` must be a `next_cursor` this server issued for the same list; a well-formed "

@@ -22,6 +22,7 @@ from mockserver.core.config import DEFAULT_START_TIME
 from mockserver.domain.models import (
     DOCUMENT_STATUSES,
     ENVIRONMENTS,
+    LOCK_AFTER,
     REGIONS,
     TOKEN_LIFETIME,
     WORKFLOW_STATUSES,
@@ -29,6 +30,7 @@ from mockserver.domain.models import (
     ApiKey,
     Document,
     DocumentVersion,
+    EndpointSeed,
     EnvironmentSeed,
     Member,
     OAuthClient,
@@ -38,10 +40,12 @@ from mockserver.domain.models import (
     Workflow,
     WorkflowStep,
 )
+from mockserver.domain.webhook_rules import ENDPOINTS_MAX, SECRET_PREFIX
 from mockserver.seeds.validation import (
     ACCOUNT,
     CLIENT,
     DOCUMENT,
+    ENDPOINT,
     ENVIRONMENT,
     KEY,
     MEMBER,
@@ -56,6 +60,7 @@ from mockserver.seeds.validation import (
     boolean,
     choice,
     email,
+    event_types,
     fail,
     fresh,
     integer,
@@ -71,6 +76,7 @@ from mockserver.seeds.validation import (
     show,
     text,
     timestamp,
+    webhook_url,
     workflow_state,
 )
 
@@ -282,20 +288,37 @@ class _SeedBuilder:
                 continue
             placed.append(index)
         env.workflows = self.workflows(raw.get("workflows"), path, env.documents, placed)
-        env.vaults = sorted(vaults.values(), key=lambda v: (v.created_at, v.id))
-        env.documents.sort(key=lambda d: (d.created_at, d.id))
-        env.workflows.sort(key=lambda w: (w.created_at, w.id))
+        hooks = items(raw.get("webhook_endpoints"), path, "webhook_endpoints")
+        if len(hooks) > ENDPOINTS_MAX:
+            fail(path, "webhook_endpoints", f"at most {ENDPOINTS_MAX} endpoints allowed")
+        for index, item in enumerate(hooks):
+            try:
+                env.webhook_endpoints.append(
+                    self.webhook_endpoint(item, (*path, "webhook_endpoints", index))
+                )
+            except Invalid as problem:
+                self.skip(item, problem)
+        # Oldest first; records of the same second keep their order in the file (the sort is
+        # stable), which is the order the API lists them in: a sandbox exported as a seed
+        # (`GET /_mock/seed`) writes them in the order they were made.
+        env.vaults = sorted(vaults.values(), key=_created)
+        env.documents.sort(key=_created)
+        env.workflows.sort(key=_created)
+        env.webhook_endpoints.sort(key=_created)
         return env
 
     def vault(self, value: object, path: PathT) -> Vault:
         raw = VAULT.check(value, path)
         vault_id = prefixed_id(raw["id"], path, "id", "vault_")
         self.claim("vault id", vault_id, path, "id")
-        lock_after = raw.get("lock_after")
+        lock = raw.get("lock_after")
         members: dict[str, Member] = {}
         for index, item in enumerate(items(raw.get("members"), path, "members")):
-            if index == self.seed.limits.members_max:
-                fail(path, "members", f"at most {index} members allowed")
+            # members_max limits the addresses a create lists; its caller joins them as owner
+            if index == self.seed.limits.members_max + 1:
+                fail(
+                    path, "members", f"at most {index} members allowed (the owner and {index - 1})"
+                )
             at = (*path, "members", index)
             member = MEMBER.check(item, at)
             address = email(member["email"], at, "email")
@@ -308,7 +331,7 @@ class _SeedBuilder:
             region=choice(raw["region"], path, "region", REGIONS),
             created_at=self.reference.moment(raw["created_at"], path, "created_at"),
             members=list(members.values()),
-            lock_after=300 if lock_after is None else integer(lock_after, path, "lock_after", 0),
+            lock_after=LOCK_AFTER if lock is None else integer(lock, path, "lock_after", 0),
         )
 
     def document(self, value: object, path: PathT, vaults: dict[str, Vault]) -> Document:
@@ -338,8 +361,6 @@ class _SeedBuilder:
             for index, signer in enumerate(items(raw.get("signers"), path, "signers"))
         ]
         signed = status in SIGNED_STATUSES
-        if signed and not signers:
-            fail(path, "signers", f"a {status} document needs at least one signer")
         if signers and not signed:
             fail(path, "signers", f"must be empty for a {status} document")
         signed_at = raw.get("signed_at")
@@ -382,6 +403,25 @@ class _SeedBuilder:
             signed_at=signed_at,
         )
 
+    def webhook_endpoint(self, value: object, path: PathT) -> EndpointSeed:
+        raw = ENDPOINT.check(value, path)
+        endpoint_id = prefixed_id(raw["id"], path, "id", "whk_")
+        self.claim("webhook endpoint id", endpoint_id, path, "id")
+        secret = raw.get("secret")
+        if secret is None:  # the same on every run, so receivers can be set up once
+            secret = SECRET_PREFIX + hashlib.sha256(f"{endpoint_id}:secret".encode()).hexdigest()
+        else:
+            secret = text(secret, path, "secret")
+            if not secret.startswith(SECRET_PREFIX) or secret == SECRET_PREFIX:
+                fail(path, "secret", f"must start with '{SECRET_PREFIX}' and go on")
+        return EndpointSeed(
+            id=fresh(endpoint_id),
+            url=fresh(webhook_url(raw["url"], path, "url")),
+            events=event_types(raw["events"], path, "events"),
+            secret=fresh(secret),
+            created_at=self.reference.moment(raw["created_at"], path, "created_at"),
+        )
+
     def workflows(
         self, value: object, path: PathT, documents: list[Document], placed: list[int]
     ) -> list[Workflow]:
@@ -410,10 +450,20 @@ class _SeedBuilder:
                 continue
             workflows.append(workflow)
         for index, doc in zip(placed, documents, strict=True):
-            if complete and doc.status == "in_review" and ("in_progress", doc.id) not in first:
-                at = (*path, "documents", index)
+            if not complete:
+                break
+            at = (*path, "documents", index)
+            if doc.status == "in_review" and ("in_progress", doc.id) not in first:
                 problem = "is in_review, so it needs an in_progress workflow under workflows"
                 self.problems.append(Invalid(at, problem, at=(*at, "status")))
+            # The API signs with no signer only when a workflow's conditions skip every step.
+            if doc.status in SIGNED_STATUSES and not doc.signers:
+                if ("completed", doc.id) not in first:
+                    problem = (
+                        f"a {doc.status} document needs at least one signer (none only when "
+                        "its completed workflow skipped every step)"
+                    )
+                    self.problems.append(Invalid(at, problem, at=(*at, "signers")))
         return workflows
 
     def workflow(self, value: object, path: PathT, documents: dict[str, Document]) -> Workflow:
@@ -466,6 +516,10 @@ class _SeedBuilder:
 
 class _RefersToSkipped(Exception):
     """A record refers to one skipped as bad: skipped too, its problem already reported."""
+
+
+def _created(record: Vault | Document | Workflow | EndpointSeed) -> int:
+    return record.created_at
 
 
 def _list(value: object) -> list[object]:

@@ -45,6 +45,7 @@ _MODULES = (
     "core/errors.py",
     "domain/models.py",
     "domain/conditions.py",
+    "domain/webhook_rules.py",
 )
 # What a seeded history's columns and hashes depend on, besides the seed.
 _HISTORY_MODULES = (
@@ -129,7 +130,7 @@ def store(entry: Path, seed: SeedData) -> None:
 # memoizes) alive until the end, among the objects kept: freed at once, they leave holes
 # that a large seed holds for good. Chunk by chunk, the next chunk reuses their room.
 CHUNK = 1000
-_KINDS = ("vaults", "documents", "workflows")
+_KINDS = ("vaults", "documents", "workflows", "webhook_endpoints")
 Packed = tuple[bytes, list[tuple[tuple[str, str], str, bytes]]]
 
 

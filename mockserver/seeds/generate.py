@@ -455,7 +455,8 @@ def _members(users: list[Record]) -> list[Record]:
 
 
 def _environment(vaults: list[Record], documents: list[Record], workflows: list[Record]) -> Record:
-    """An environment block with records ordered as the loader orders them: (created_at, id)."""
+    """An environment block with records oldest first, those of one second by id (the loader
+    keeps the file's order of those)."""
 
     def ordered(records: list[Record]) -> list[Record]:
         return sorted(records, key=lambda r: (r["created_at"], r["id"]))

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 from mockserver.core.clock import format_ts, parse_ts
 from mockserver.domain.conditions import ConditionSyntaxError, parse
 from mockserver.domain.models import READ_SCOPES, SCOPES, Document, Limits, WorkflowStep
+from mockserver.domain.webhook_rules import EVENT_TYPES, URL_MAX, WILDCARD, url_problem
 
 PathT = tuple[str | int, ...]
 PathPart = str | int
@@ -210,6 +211,30 @@ def redirect_uri(value: object, path: PathT, key: PathPart) -> str:
     return str(value)
 
 
+def webhook_url(value: object, path: PathT, key: PathPart) -> str:
+    """A URL the API would take for an endpoint: https, or http to a loopback host."""
+    url = text(value, path, key, URL_MAX)
+    problem = url_problem(url, strict=False)
+    if problem is not None:
+        why = f": {problem}" if problem else ""
+        fail(path, key, f"invalid webhook URL {show(url)}{why} (expected an https:// URL)")
+    return url
+
+
+def event_types(value: object, path: PathT, key: PathPart) -> tuple[str, ...]:
+    """A non-empty list of known event types without repeats, or `["*"]` for all of them."""
+    if type(value) is not list or not value:
+        fail(path, key, "must be a non-empty list of event types, or ['*']")
+    for index, item in enumerate(value):
+        if item == WILDCARD and len(value) > 1:
+            fail((*path, key), index, "'*' subscribes to every event type: list it alone")
+        if item != WILDCARD and item not in EVENT_TYPES:
+            fail((*path, key), index, f"unknown event type {show(item)}")
+        if item in value[:index]:
+            fail((*path, key), index, f"duplicate event type {show(item)}")
+    return tuple(value)
+
+
 def metadata(value: object, path: PathT, limits: Limits) -> dict[str, str | int | bool]:
     """Flat metadata: string keys, and str, safe-int or bool values (no floats, no nesting)."""
     if value is None:
@@ -293,7 +318,7 @@ ACCOUNT = Fields.of("id name default_region", "users keys oauth_clients environm
 USER = Fields.of("email name permissions")
 KEY = Fields.of("key owner scopes", "revoked rate_limit burst")
 CLIENT = Fields.of("client_id client_secret redirect_uris", "name token_lifetime")
-ENVIRONMENT = Fields.of("", "vaults documents workflows")
+ENVIRONMENT = Fields.of("", "vaults documents workflows webhook_endpoints")
 VAULT = Fields.of("id name region created_at", "lock_after members")
 MEMBER = Fields.of("email role")
 DOCUMENT = Fields.of(
@@ -302,6 +327,7 @@ DOCUMENT = Fields.of(
 )
 WORKFLOW = Fields.of("id document_id status created_at current_step steps")
 STEP = Fields.of("assignee", "condition decision decided_at comment")
+ENDPOINT = Fields.of("id url events created_at", "secret")
 
 
 def read_step(
@@ -335,8 +361,10 @@ def read_step(
     if decided_at is None:
         raise Invalid(path, f"missing required field 'decided_at' (decision is {decision})")
     decided_at = reference.moment(decided_at, path, "decided_at")
-    if comment is not None:
-        comment = sys.intern(text(comment, path, "comment"))
+    if comment is not None:  # may be empty, as the API takes it
+        if type(comment) is not str:
+            fail(path, "comment", "must be a string")
+        comment = sys.intern(comment)
     return WorkflowStep(assignee, condition, decision, decided_at, comment)
 
 

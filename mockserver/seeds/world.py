@@ -6,6 +6,8 @@ first need and shared by every reset).
 
 from __future__ import annotations
 
+import dataclasses
+
 from mockserver.audit.chain import SYSTEM, AuditChain, SeededLog
 from mockserver.core.ids import IdFactory
 from mockserver.domain import documents
@@ -27,6 +29,9 @@ def shifted(seed: EnvironmentSeed, shift: int) -> EnvironmentSeed:
         vaults=[copy_vault(v, shift) for v in seed.vaults],
         documents=[copy_document(d, shift) for d in seed.documents],
         workflows=[copy_workflow(w, shift) for w in seed.workflows],
+        webhook_endpoints=[
+            dataclasses.replace(e, created_at=e.created_at + shift) for e in seed.webhook_endpoints
+        ],
     )
 
 

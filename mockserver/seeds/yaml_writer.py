@@ -1,4 +1,4 @@
-"""A small YAML writer for generated seeds.
+"""A small YAML writer for seeds: generated ones and exported sandboxes.
 
 Structure is written in block style and each record of scalars as one line of JSON, which is
 valid YAML flow syntax and which `mockserver.seeds.loader` reads through its fast JSON path, so
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 Record = dict[str, Any]
 
@@ -23,35 +23,46 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False)  # what json.dumps builds on eve
 _YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 
 
-def emit(document: Record) -> str:
+class Style(NamedTuple):
+    """How the lists named in each set are written, whatever their records hold."""
+
+    json_lines: frozenset[str] = _JSON_LINE_LISTS  # one line of JSON per record
+    blocks: frozenset[str] = frozenset()  # a block mapping per record, even a flat one
+
+
+PLAIN = Style()
+
+
+def emit(document: Record, style: Style = PLAIN) -> str:
     """Block style for the structure; each record of scalars as one line of JSON, which is
-    valid YAML flow syntax and which `mockserver.seeds.loader` reads with its fast JSON path."""
+    valid YAML flow syntax and which `mockserver.seeds.loader` reads with its fast JSON path
+    (`style` says otherwise for some lists)."""
     lines: list[str] = []
-    _emit_mapping(document, 0, lines)
+    _emit_mapping(document, 0, lines, style)
     return "\n".join(lines) + "\n"
 
 
-def _emit_mapping(mapping: Record, indent: int, lines: list[str]) -> None:
+def _emit_mapping(mapping: Record, indent: int, lines: list[str], style: Style) -> None:
     pad = " " * indent
     for key, value in mapping.items():
         if isinstance(value, dict) and value:
             lines.append(f"{pad}{_key_text(key)}:")
-            _emit_mapping(value, indent + 2, lines)
+            _emit_mapping(value, indent + 2, lines, style)
         elif isinstance(value, list) and value and not _is_flat(value):
             lines.append(f"{pad}{_key_text(key)}:")
             for item in value:
-                if key in _JSON_LINE_LISTS:
+                if key in style.json_lines:
                     lines.append(f"{pad}  - {_json(item)}")
                 else:
-                    _emit_item(item, indent + 2, lines)
+                    _emit_item(item, indent + 2, lines, style, block=key in style.blocks)
         else:
             lines.append(f"{pad}{_key_text(key)}: {_json(value)}")
 
 
-def _emit_item(item: object, indent: int, lines: list[str]) -> None:
-    if isinstance(item, dict) and not all(_is_flat(v) for v in item.values()):
+def _emit_item(item: object, indent: int, lines: list[str], style: Style, *, block: bool) -> None:
+    if isinstance(item, dict) and item and (block or not all(_is_flat(v) for v in item.values())):
         start = len(lines)
-        _emit_mapping(item, indent + 2, lines)
+        _emit_mapping(item, indent + 2, lines, style)
         lines[start] = " " * indent + "- " + lines[start][indent + 2 :]
     else:
         lines.append(f"{' ' * indent}- {_json(item)}")

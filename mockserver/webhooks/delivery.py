@@ -39,6 +39,7 @@ from mockserver.audit.event import AuditEvent
 from mockserver.core.errors import Conflict, NotFound
 from mockserver.core.ids import IdFactory
 from mockserver.core.scheduler import Commit, Work
+from mockserver.domain.models import EndpointSeed
 from mockserver.domain.store import Store, World
 from mockserver.webhooks import endpoints as webhooks
 from mockserver.webhooks.deliveries import (
@@ -128,22 +129,46 @@ class DeliveryEngine:
         self._clients = weakref.WeakKeyDictionary()
         store.listeners.append(self.publish)
         store.reset_hooks.append(self.reset)
+        self._seeded_endpoints()
 
     def book(self, world: World) -> WebhookBook:
         """The endpoints and queues of a world (made on first use)."""
-        key = (world.account.id, world.environment)
+        return self._book((world.account.id, world.environment))
+
+    def _book(self, key: tuple[str, str]) -> WebhookBook:
         book = self.books.get(key)
         if book is None:
             ids = IdFactory(self.store.random_seed, f"{key[0]}/{key[1]}/webhooks")
             book = self.books[key] = WebhookBook(key[0], key[1], ids, self.queue_size)
         return book
 
+    def _seeded_endpoints(self) -> None:
+        """Give each (account, environment) the webhook endpoints its seed lists, their times
+        shifted as the store shifts every seeded time."""
+        shift = self.store.shift
+        for key, seed in self.store.seed.environments.items():
+            for hook in seed.webhook_endpoints:
+                self._book(key).endpoints[hook.id] = WebhookEndpoint(
+                    hook.id, hook.url, hook.events, hook.secret, hook.created_at + shift
+                )
+
+    def endpoint_seeds(self) -> dict[tuple[str, str], list[EndpointSeed]]:
+        """Every (account, environment)'s endpoints as a seed lists them, oldest first (a
+        sandbox exported as a seed, `seeds/export.py`)."""
+        return {
+            key: [EndpointSeed(e.id, e.url, e.events, e.secret, e.created_at) for e in endpoints]
+            for key, book in self.books.items()
+            if (endpoints := list(book.endpoints.values()))
+        }
+
     def reset(self) -> None:
-        """Forget every endpoint, queue and delivery (the store has dropped the timers)."""
+        """Forget every endpoint, queue and delivery (the store has dropped the timers); the
+        seed's endpoints are back."""
         self._generation = Generation()
         self.books.clear()
         self.journal.clear()
         self._delayed.clear()
+        self._seeded_endpoints()
 
     # -- the event bus -------------------------------------------------------------------
 

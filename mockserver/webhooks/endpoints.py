@@ -17,7 +17,6 @@ import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from mockserver.core.clock import format_ts
 from mockserver.core.errors import Conflict, NotFound, ValidationError
@@ -25,34 +24,18 @@ from mockserver.core.ids import IdFactory
 from mockserver.domain import validation as v
 from mockserver.domain.kept_bytes import dumps_kept
 from mockserver.domain.store import World
+from mockserver.domain.webhook_rules import (
+    ENDPOINTS_MAX,
+    EVENT_TYPES,
+    EVENTS_MAX,
+    SECRET_PREFIX,
+    URL_MAX,
+    WILDCARD,
+    url_problem,
+)
 from mockserver.webhooks.deliveries import QUEUE_SIZE, EndpointQueue
 
-EVENT_TYPES = (
-    "vault.created",
-    "document.created",
-    "document.in_review",
-    "document.signed",
-    "document.locked",
-    "document.draft",
-    "document.deleted",
-    "document.legal_hold_placed",
-    "document.legal_hold_released",
-    "workflow.created",
-    "workflow.advanced",
-    "workflow.completed",
-    "workflow.rejected",
-    "signature.completed",
-    "audit_export.created",
-    "webhook_endpoint.created",
-    "webhook_endpoint.deleted",
-)
-WILDCARD = "*"
 SIGNATURE_HEADER = "X-Service-Signature"
-SECRET_PREFIX = "whsec_"
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
-URL_MAX = 2048
-EVENTS_MAX = 100  # entries of `events` looked at, duplicates included
-ENDPOINTS_MAX = 16  # per account and environment
 
 
 @dataclass(slots=True)
@@ -93,31 +76,11 @@ class WebhookBook:
 def check_url(raw: Any, *, strict: bool) -> str:
     """An https URL, or http to a loopback host unless `strict`; 422 `param: url` otherwise."""
     url = v.string(raw, "url", max_len=URL_MAX)
+    problem = url_problem(url, strict=strict)
+    if problem is None:
+        return url
     bad = f"'url' must be an absolute https:// URL (got '{url[:100]}')"
-    if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in url):
-        raise ValidationError(f"{bad}: it contains whitespace or control characters.", param="url")
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018  # raises ValueError for a bad port
-    except ValueError as error:
-        raise ValidationError(f"{bad}: {error}.", param="url") from None
-    host = (parts.hostname or "").lower()
-    if not host or parts.scheme.lower() not in ("https", "http"):
-        raise ValidationError(f"{bad}.", param="url")
-    if parts.scheme.lower() == "http":
-        if host not in LOOPBACK_HOSTS:
-            raise ValidationError(
-                f"{bad}: plain http:// is accepted only for loopback hosts "
-                "(127.0.0.1, localhost, [::1]).",
-                param="url",
-            )
-        if strict:
-            raise ValidationError(
-                f"{bad}: this server was started with --strict-webhook-urls.", param="url"
-            )
-    if parts.fragment:
-        raise ValidationError(f"{bad}: a URL fragment is never sent, drop it.", param="url")
-    return url
+    raise ValidationError(f"{bad}: {problem}." if problem else f"{bad}.", param="url")
 
 
 def check_events(raw: Any) -> tuple[str, ...]:
@@ -191,8 +154,12 @@ def create(
             current=len(book.endpoints),
             allowed=[f"fewer than {ENDPOINTS_MAX}"],
         )
+    if not new_id:
+        new_id = world.ids.new("whk_")
+        while new_id in book.endpoints:  # a seeded endpoint may hold an id of this stream
+            new_id = world.ids.new("whk_")
     endpoint = WebhookEndpoint(
-        id=new_id or world.ids.new("whk_"),
+        id=new_id,
         url=url,
         events=events,
         secret=world.ids.new(SECRET_PREFIX, 32),

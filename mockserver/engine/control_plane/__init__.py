@@ -1,5 +1,6 @@
 """The `/_mock` control plane: reset, the clock, legal holds, scenarios, the journal and
-verification, accounts, webhooks and events, snapshots (docs/reference/control-plane.md).
+verification, accounts, webhooks and events, snapshots, the data as a seed
+(docs/reference/control-plane.md).
 
 Not part of the v1 contract. Every endpoint parses its input and calls the control facade
 (`engine/control.py`), where the rules live. Off with `--no-admin` (no route at all) and, with
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mockserver.engine.control_plane import clock, scenarios, snapshots, webhooks
+from mockserver.engine.control_plane import clock, scenarios, seed, snapshots, webhooks
 from mockserver.engine.control_plane.call import guarded
 from mockserver.engine.routing import Route
 
@@ -44,5 +45,6 @@ def control_routes(sandbox: Sandbox) -> list[Route]:
         (["POST"], "/_mock/snapshots/{name}/restore", snapshots.restore),
         (["GET"], "/_mock/snapshots/{name}/download", snapshots.download),
         (["DELETE"], "/_mock/snapshots/{name}", snapshots.delete),
+        (["GET"], "/_mock/seed", seed.export),
     ]
     return [guarded(sandbox, methods, path, endpoint) for methods, path, endpoint in table]

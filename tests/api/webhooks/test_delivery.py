@@ -12,8 +12,8 @@ import httpx
 import pytest
 import stripe
 
+from mockserver.domain.webhook_rules import EVENT_TYPES
 from mockserver.testing.receiver import WebhookReceiver, closed_port
-from mockserver.webhooks.endpoints import EVENT_TYPES
 from tests.support.keys import EU, LIVE, auth
 from tests.support.webhooks import (
     START,

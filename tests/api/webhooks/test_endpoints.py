@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from mockserver.core.config import Settings
+from mockserver.domain.webhook_rules import ENDPOINTS_MAX, EVENT_TYPES
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.receiver import closed_port
 from mockserver.web.app import create_app
-from mockserver.webhooks.endpoints import ENDPOINTS_MAX, EVENT_TYPES
 from tests.support.api import assert_envelope
 from tests.support.keys import EU, LIVE, READONLY, auth
 from tests.support.webhooks import register

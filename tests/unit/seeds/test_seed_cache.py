@@ -155,3 +155,29 @@ def test_a_seed_stored_in_many_chunks_reads_back_equal(
     assert cached == parsed
     for key, env in parsed.environments.items():
         assert [d.id for d in cached.environments[key].documents] == [d.id for d in env.documents]
+
+
+def test_webhook_endpoints_are_cached_too(
+    big_seed_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "hooks.yaml"
+    path.write_text(
+        """\
+version: 1
+accounts:
+  - id: acct_hooks
+    name: Hooks Ltd
+    default_region: us
+    environments:
+      live:
+        webhook_endpoints:
+          - {id: whk_a, url: "https://a.example/", events: ["*"], created_at: "2025-01-01"}
+""",
+        encoding="utf-8",
+    )
+    parsed = seeds.load_seed(path)
+    no_parsing(monkeypatch)
+    cached = seeds.load_seed(path)
+    assert cached == parsed
+    hooks = cached.environments[("acct_hooks", "live")].webhook_endpoints
+    assert [hook.id for hook in hooks] == ["whk_a"]

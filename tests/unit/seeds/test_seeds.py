@@ -152,7 +152,7 @@ def test_base_seed_loads_with_defaults() -> None:
     assert seed.reference_time == ts("2025-03-02T00:01:00Z")
 
 
-def test_workflows_map_to_the_model_sorted_by_created_at_then_id() -> None:
+def test_workflows_map_to_the_model_sorted_by_created_at() -> None:
     sandbox = load_seed_text(BASE, "s").environments[("acct_test", "sandbox")]
     rejected, completed, in_progress = sandbox.workflows
     assert (rejected.id, rejected.status, rejected.current_step) == ("wf_a", "rejected", 1)
@@ -237,10 +237,22 @@ def test_null_optional_fields_mean_absent_and_unquoted_timestamps_work() -> None
     assert doc.created_at == int(parse_ts("2025-02-01T00:00:00Z"))
 
 
-def test_documents_are_sorted_by_created_at_then_id() -> None:
+def test_documents_are_sorted_by_created_at() -> None:
     text = mutate('"2025-03-01T00:00:00Z", "sha256"', '"2025-01-15T00:00:00Z", "sha256"')
     docs = load_seed_text(text, "s").environments[("acct_test", "sandbox")].documents
     assert [d.id for d in docs] == ["doc_b", "doc_a", "doc_c"]
+
+
+def test_records_of_the_same_second_keep_the_files_order() -> None:
+    """The order the API lists them in (newest first, so the last of the file first): ids do
+    not reorder them."""
+    text = mutate('created_at: "2025-02-01T00:00:00Z"', 'created_at: "2025-03-01T00:00:00Z"')
+    text = text.replace("id: doc_a", "id: doc_z", 1).replace("doc_id: doc_a", "doc_id: doc_z")
+    text = text.replace('"document_id": "doc_a"', '"document_id": "doc_z"')
+    for field, old in (("created_at", "2025-02-02"), ("decided_at", "2025-02-03")):
+        text = text.replace(f'"{field}": "{old}T00:00:00Z"', f'"{field}": "2025-03-02T00:00:00Z"')
+    sandbox = load_seed_text(text, "s").environments[("acct_test", "sandbox")]
+    assert [d.id for d in sandbox.documents] == ["doc_z", "doc_b", "doc_c"]
 
 
 def test_crlf_line_endings_load_the_same() -> None:
@@ -343,7 +355,12 @@ REPLACED = [
     # Line 34 is a one-line JSON object, read by the JSON shortcut: errors keep their lines.
     ('"title": "Signed"', '"titel": "Signed"', 34, "documents[1]: unknown field 'titel'"),
     ('"title": "Signed"', '"title": "A", "title": "B"', 34, "duplicate key 'title'"),
-    ('"signers": ["alice@test.example"], ', "", 34, "a signed document needs at least one"),
+    (
+        '"signers": ["alice@test.example"], ',
+        "",
+        50,
+        "workflows[1].steps: the approving assignees ['alice@test.example'] must be the signers []",
+    ),
     ('"alice@test.example"]', '"alice@test.example", "b"]', 34, "signers[1]: invalid email 'b'"),
     (', "signed_at": "2025-03-02T00:00:00Z"', "", 34, "missing required field 'signed_at'"),
     ('"signed_at": "2025-03-02', '"signed_at": "2025-02-02', 34, "signed_at: is before the doc"),
@@ -431,7 +448,7 @@ REFERENCE_AND_WORKFLOWS = [
         "missing required field 'decided_at' (decision",
     ),
     ('"2025-03-01T08:00:00Z"', '"2025-03-01T06:30:00Z"', 45, "is before the workflow's created_at"),
-    ("comment: Fine by me", "comment: ''", 46, "steps[0].comment: must not be empty"),
+    ("comment: Fine by me", "comment: 5", 46, "steps[0].comment: must be a string"),
     (
         "amount > 1000",
         "amount >",
@@ -598,6 +615,35 @@ def test_reference_time_and_workflow_errors(
     assert_error(tmp_path, mutate(old, new), line, message)
 
 
+WF_B_APPROVAL = (
+    ', {"assignee": "alice@test.example", "decision": "approve", '
+    '"decided_at": "2025-03-02T00:00:00Z"}'
+)
+
+
+def test_a_signed_document_without_signers_needs_a_workflow_that_skipped_every_step(
+    tmp_path: Path,
+) -> None:
+    """What the API makes of a workflow whose conditions are all false: signed, by nobody."""
+    text = mutate('"signers": ["alice@test.example"], ', "")
+    text = text.replace(WF_B_APPROVAL, "").replace(
+        '"current_step": 2, "steps": [{"assignee": "dan',
+        '"current_step": 1, "steps": [{"assignee": "dan',
+    )
+    assert WF_B_APPROVAL not in text
+    doc_b = next(
+        doc
+        for doc in load_seed_text(text, "s").environments[("acct_test", "sandbox")].documents
+        if doc.id == "doc_b"
+    )
+    assert (doc_b.status, doc_b.signers) == ("signed", [])
+    no_workflow = mutate('"signers": ["alice@test.example"], ', "").split(
+        '          - {"id": "wf_b"'
+    )
+    text = no_workflow[0] + "          - " + no_workflow[1].split("          - ", 1)[1]
+    assert_error(tmp_path, text, 34, "a signed document needs at least one signer")
+
+
 def test_an_in_review_document_needs_an_in_progress_workflow(tmp_path: Path) -> None:
     lines = BASE.splitlines(keepends=True)
     text = "".join(lines[:36] + lines[49:])  # without wf_c (lines 37-49)
@@ -652,11 +698,28 @@ LIMITS = [
     ("metadata_keys: 1", 37, "documents[0].metadata: at most 1 keys allowed (got 2)"),
     ("metadata_key_len: 1", 37, "documents[0].metadata: key 'ab' must be 1..1 characters long"),
     ("metadata_value_len: 1", 37, "documents[0].metadata.ab: must be at most 1 characters"),
-    ("members_max: 1", 27, "vaults[0].members: at most 1 members allowed"),
     ("steps_max: 2", 46, "workflows[0].steps: at most 2 steps allowed (got 3)"),
     ("title_max: 0", 3, "limits.title_max: must be a positive integer"),
     ("titel_max: 3", 3, "limits: unknown field 'titel_max'"),
 ]
+
+
+def test_a_decision_may_have_an_empty_comment() -> None:
+    """As the API takes it."""
+    sandbox = load_seed_text(mutate("comment: Fine by me", "comment: ''"), "s")
+    in_progress = sandbox.environments[("acct_test", "sandbox")].workflows[-1]
+    assert in_progress.steps[0].comment == ""
+
+
+def test_members_max_counts_the_members_besides_the_owner(tmp_path: Path) -> None:
+    """The API takes `members_max` addresses and adds the vault's creator as its owner."""
+    owner = "              - {email: alice@test.example, role: owner}\n"
+    two = owner + "              - {email: bob@test.example, role: viewer}\n"
+    limited = mutate("version: 1\n", "version: 1\nlimits:\n  members_max: 1\n")
+    load_seed_text(limited.replace(owner, two), "s")
+    three = two + "              - {email: carol@test.example, role: viewer}\n"
+    message = "vaults[0].members: at most 2 members allowed (the owner and 1)"
+    assert_error(tmp_path, limited.replace(owner, three), 27, message)
 
 
 @pytest.mark.parametrize(("limit", "line", "message"), LIMITS)
