@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mockserver.cli import fidelity as fidelity_cli
-from mockserver.cli import webhook_tools
+from mockserver.cli import snapshot_seed, webhook_tools
 from mockserver.cli.bind import open_control_plane_refusal
 from mockserver.core.compiled import request_path_compiled
 from mockserver.core.config import (
@@ -228,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
         "kind", choices=("scenario", "snapshot"), help="which file format: scenario or snapshot"
     )
 
-    seed = command("seed", "seed data tools (seed generate)")
+    seed = command("seed", "seed data tools (seed generate, seed from-snapshot)")
     seed_commands = seed.add_subparsers(dest="seed_command", required=True, metavar="COMMAND")
     generate = command(
         "generate", "print a generated seed as YAML (seeds/default.yaml is one)", seed_commands
@@ -243,6 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument(
         "--random-seed", type=int, default=DEFAULT_RANDOM_SEED, metavar="N", help=_RANDOM_HELP
     )
+
+    snapshot_seed.add_command(seed_commands, command)
 
     webhook_tools.add_commands(commands, command)
 
@@ -430,6 +432,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return webhook_tools.run(args)
         if args.command in fidelity_cli.COMMANDS:
             return fidelity_cli.run(args)
+        if args.seed_command == "from-snapshot":
+            return snapshot_seed.run(args.file, args.seed)
         return _generate(args)
     except LoadError as error:
         print(error, file=sys.stderr)

@@ -170,3 +170,27 @@ def test_the_admin_token_guards_it() -> None:
         answer = client.get("/_mock/seed", headers={"X-Mock-Admin-Token": "s3cret"})
         assert answer.status_code == 200
         assert answer.text.startswith("# The data of a mockserver sandbox")
+
+
+def test_a_snapshot_file_gives_the_seed_the_server_gave(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`mockserver seed from-snapshot FILE` prints what GET /_mock/seed answered on the server
+    the snapshot was taken on (its random seed and clock start read from the file)."""
+    settings = Settings(clock_mode="frozen", random_seed=11, start_time="2031-03-04T05:06:07Z")
+    app = create_app(settings)
+    with inprocess_client(app, headers=auth()) as client:
+        client.post("/v1/vaults", json={"name": "Kept in a snapshot", "region": "eu"})
+        client.post("/_mock/clock/advance", json={"seconds": 90})
+        client.post("/_mock/snapshots", json={"name": "kept"})
+        saved = tmp_path / "kept.json"
+        saved.write_bytes(client.get("/_mock/snapshots/kept/download").content)
+        direct = client.get("/_mock/seed").text
+    assert main(["seed", "from-snapshot", str(saved)]) == 0
+    assert capsys.readouterr().out == direct
+    damaged = tmp_path / "damaged.json"
+    damaged.write_bytes(saved.read_bytes()[:-40])
+    assert main(["seed", "from-snapshot", str(damaged)]) == 2
+    assert "not JSON" in capsys.readouterr().err
+    assert main(["seed", "from-snapshot", str(tmp_path / "missing.json")]) == 2
+    assert "missing.json" in capsys.readouterr().err

@@ -76,6 +76,26 @@ def parse(
     """The parsed file, migrated to this format and checked to be this server's; its `state`
     is read apart (`state.read`). SnapshotError saying what is wrong. `verified`: bytes whose
     checksum was checked before (a named snapshot's, or part of a checked checkpoint)."""
+    parsed = envelope(data, checkpoint=checkpoint)
+    for name, mine in identity(sandbox).items():
+        if name != "mockserver" and parsed[name] != mine:
+            raise SnapshotError(_MISMATCH[name].format(theirs=parsed[name], mine=mine))
+    checksum = parsed.get("sha256")
+    if (
+        not verified
+        and checksum is not None
+        and checksum != _checksum(parsed["created_at"], parsed["state"])
+    ):
+        raise SnapshotError(
+            "The file is damaged: its state does not match its checksum ('sha256'; leave it "
+            "out of a file edited by hand)."
+        )
+    return parsed
+
+
+def envelope(data: bytes, *, checkpoint: bool = False) -> dict[str, Any]:
+    """The parsed file, migrated to this format, its top level checked, but not yet against
+    a server (`parse` does that): where the command line reads a file's settings from."""
     if not data:
         raise SnapshotError("The file is empty.")
     if data.startswith(_GZIP):
@@ -103,20 +123,9 @@ def parse(
     if parsed.keys() != expected:
         odd = sorted(parsed.keys() ^ expected)
         raise SnapshotError(f"The file's top level does not have the snapshot's fields ({odd}).")
-    for name, mine in identity(sandbox).items():
-        if name != "mockserver" and parsed[name] != mine:
-            raise SnapshotError(_MISMATCH[name].format(theirs=parsed[name], mine=mine))
-    if type(parsed["created_at"]) is not int:
-        raise SnapshotError("The file's 'created_at' must be a whole number of seconds.")
-    if (
-        not verified
-        and "sha256" in parsed
-        and parsed["sha256"] != _checksum(parsed["created_at"], parsed["state"])
-    ):
-        raise SnapshotError(
-            "The file is damaged: its state does not match its checksum ('sha256'; leave it "
-            "out of a file edited by hand)."
-        )
+    for name in ("created_at", "random_seed", "start"):
+        if type(parsed[name]) is not int:
+            raise SnapshotError(f"The file's {name!r} must be a whole number.")
     return parsed
 
 
