@@ -16,7 +16,9 @@ from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any
 
 from mockserver.domain.models import Account
-from mockserver.engine.snapshots import records, worlds  # noqa: F401  # registers the records
+
+# The modules that declare the records a file may hold (importing them registers them).
+from mockserver.engine.snapshots import resources, worlds  # noqa: F401
 from mockserver.engine.snapshots.kinds import (
     DictOf,
     Invalid,
@@ -31,15 +33,9 @@ from mockserver.engine.snapshots.kinds import (
     Tuple,
     Writer,
 )
-from mockserver.engine.snapshots.records import (
-    ANONYMOUS,
-    COUNT,
-    ENVIRONMENT,
-    STREAM,
-    TEXT,
-    WINDOWS,
-    Timers,
-)
+from mockserver.engine.snapshots.records import COUNT, ENVIRONMENT, STREAM, TEXT
+from mockserver.engine.snapshots.timers import Timers
+from mockserver.engine.snapshots.traffic import ANONYMOUS, WINDOWS
 
 if TYPE_CHECKING:
     from mockserver.domain.store import Store
