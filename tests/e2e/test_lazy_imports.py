@@ -34,3 +34,36 @@ def test_each_is_made_by_its_first_use() -> None:
 
     assert _validator().schema["type"] == "object"
     assert _templates().env.filters["pretty"] is not None
+
+
+# What a sandbox that never saves a snapshot, loads a scenario after start-up, keeps a state
+# directory or serves its OpenAPI document does not import: the pytest plugin's sessions build
+# one for every run of a test, and pay for each import.
+ENGINE_LAZY = (
+    "mockserver.engine.snapshots.state",
+    "mockserver.engine.snapshots.file",
+    "mockserver.scenarios.loader",
+    "mockserver.engine.durable",
+    "mockserver.openapi",
+)
+
+SESSION = f"""
+import asyncio
+import sys
+from mockserver import Request, Sandbox, Settings
+
+sandbox = Sandbox.build(Settings(clock_mode="frozen"))
+sandbox.control.reset()
+request = Request(
+    "GET", "/v1/documents/doc_mock_draft", headers=[("authorization", "Bearer sk_test_mock_full")]
+)
+assert asyncio.run(sandbox.handle(request)).status == 200
+print(",".join(name for name in {ENGINE_LAZY!r} if name in sys.modules))
+"""
+
+
+def test_a_sandbox_imports_its_occasional_parts_by_their_first_use() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SESSION], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == ""
