@@ -36,13 +36,15 @@ def test_each_is_made_by_its_first_use() -> None:
     assert _templates().env.filters["pretty"] is not None
 
 
-# What a sandbox that never saves a snapshot, loads a scenario after start-up, keeps a state
-# directory or serves its OpenAPI document does not import: the pytest plugin's sessions build
-# one for every run of a test, and pay for each import.
+# What a sandbox that never saves a snapshot, loads no scenario, keeps no state directory and
+# does not serve its OpenAPI document does not import: the pytest plugin's sessions build one
+# for every run of a test, and pay for each import.
 ENGINE_LAZY = (
     "mockserver.engine.snapshots.state",
     "mockserver.engine.snapshots.file",
     "mockserver.scenarios.loader",
+    "mockserver.scenarios.model",
+    "mockserver.scenarios.actions",
     "mockserver.engine.durable",
     "mockserver.openapi",
 )
