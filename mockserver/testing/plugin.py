@@ -64,7 +64,7 @@ def _scenario_text(path: Path) -> str:
     """The text of a scenario file; ScenarioRefused when it cannot be read, as loading says."""
     __tracebackhide__ = True
     from mockserver.core.errors import ScenarioError
-    from mockserver.seeds.yaml_lines import read_source
+    from mockserver.seeds.source_text import read_source
 
     try:
         return read_source(path, ScenarioError, "scenario")

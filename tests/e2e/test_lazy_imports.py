@@ -4,8 +4,10 @@ run`. The check runs in a fresh interpreter, since this test process has them al
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 LAZY = ("httpx", "jsonschema", "jinja2", "faker")
 
@@ -69,3 +71,21 @@ def test_a_sandbox_imports_its_occasional_parts_by_their_first_use() -> None:
         [sys.executable, "-c", SESSION], capture_output=True, text=True, timeout=120, check=True
     )
     assert done.stdout.strip() == ""
+
+
+def test_a_sandbox_of_the_cached_default_seed_does_not_import_yaml(tmp_path: Path) -> None:
+    program = SESSION + "print('yaml' in sys.modules)\n"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    env.pop("MOCKSERVER_SEED_CACHE", None)
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-c", program],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+            env=env,
+        ).stdout.split()
+        for _ in range(2)  # the first parses the seed and fills the cache, the second reads it
+    ]
+    assert outputs == [["True"], ["False"]]

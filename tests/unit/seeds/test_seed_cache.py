@@ -155,3 +155,20 @@ def test_a_seed_stored_in_many_chunks_reads_back_equal(
     assert cached == parsed
     for key, env in parsed.environments.items():
         assert [d.id for d in cached.environments[key].documents] == [d.id for d in env.documents]
+
+
+def test_the_default_seed_is_kept_apart_and_without_its_histories(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("MOCKSERVER_SEED_CACHE", raising=False)
+    path = default_seed_path()
+    parsed = seeds.load_seed_text(path.read_text(encoding="utf-8"), str(path))
+    stored = seeds.load_seed(path)
+    (entry,) = (tmp_path / "xdg" / "mockserver").iterdir()
+    assert entry.name.startswith("default-")  # pruned apart from big seeds' entries
+    no_parsing(monkeypatch)
+    cached = seeds.load_seed(path)
+    assert cached == stored == parsed
+    assert cached.digest is None  # its seeded histories are made, never cached
+    assert stored.digest is None
