@@ -68,10 +68,12 @@ class LiveServer:
         """Run the server thread and return once it accepts connections."""
         self._thread.start()
         pause = threading.Event()
-        for _ in range(int(timeout / 0.01)):
+        # uvicorn tells that it has started by a flag only: looked at every millisecond, since
+        # starting takes about ten (a coarser look would often wait longer than the start).
+        for _ in range(int(timeout / 0.001)):
             if self._server.started or not self._thread.is_alive():
                 break
-            pause.wait(0.01)
+            pause.wait(0.001)
         if not self._server.started:
             raise RuntimeError("the live mock server did not start")
         return self
