@@ -3,15 +3,15 @@
 Parsing and validating a large seed takes seconds of CPU, and the result depends only on the
 file's bytes and the code that reads it. So seeds of at least `MIN_BYTES` are pickled once
 validated, under `$XDG_CACHE_HOME/mockserver` (or `~/.cache/mockserver`), keyed by the sha256
-of the file's text, the mockserver, PyYAML, orjson and Python versions, and the source of the
-modules that read seeds: any change to one of them is a new key. The first start of a big seed
-still pays the full price (and the pickling). The packaged default seed is kept too, under
-entries of its own (`default-*`): parsing it is quick, but every test session and server
-start that names no seed reads it, and from the cache without importing YAML. The directory is
-made 0700 and used only if it belongs to this user and nobody else may write to it (a pickle
-runs code when loaded); entries are written to a temporary file and renamed, and one that
-cannot be read is ignored (then rewritten); only the `KEEP` newest entries of each kind are
-kept. `MOCKSERVER_SEED_CACHE=0` turns the cache off.
+of the file's text, the mockserver, PyYAML (its `__init__.py`), orjson and Python versions,
+and the source of the modules that read seeds: any change to one of them is a new key. The
+first start of a big seed still pays the full price (and the pickling). The packaged default
+seed is kept too, under entries of its own (`default-*`): parsing it is quick, but every test
+session and server start that names no seed reads it, and from the cache without importing
+YAML. The directory is made 0700 and used only if it belongs to this user and nobody else may
+write to it (a pickle runs code when loaded); entries are written to a temporary file and
+renamed, and one that cannot be read is ignored (then rewritten); only the `KEEP` newest
+entries of each kind are kept. `MOCKSERVER_SEED_CACHE=0` turns the cache off.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import contextlib
 import dataclasses
 import gc
 import hashlib
-import importlib.metadata
+import importlib.util
 import os
 import pickle
 import platform
@@ -89,19 +89,23 @@ def _code_digest(modules: tuple[str, ...]) -> hashlib._Hash:
     for name in modules:
         with contextlib.suppress(OSError):
             digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
-    versions = (mockserver.__version__, _yaml_version(), orjson.__version__)
+    digest.update(b"yaml\0" + _yaml_init() + b"\0")
+    versions = (mockserver.__version__, orjson.__version__)
     digest.update(repr((versions, platform.python_version(), pickle.HIGHEST_PROTOCOL)).encode())
     return digest
 
 
-def _yaml_version() -> str:
-    """PyYAML's version, from its installed metadata: a cache hit does not import YAML."""
+def _yaml_init() -> bytes:
+    """PyYAML's `__init__.py`, which sets its version: read rather than imported, so that a
+    cache hit does not import YAML (its installed metadata would, unlike this, leave cyclic
+    garbage at every look-up)."""
+    spec = importlib.util.find_spec("yaml")
+    if spec is None or spec.origin is None:
+        return b""
     try:
-        return importlib.metadata.version("PyYAML")
-    except importlib.metadata.PackageNotFoundError:  # installed without metadata
-        import yaml
-
-        return str(yaml.__version__)
+        return Path(spec.origin).read_bytes()
+    except OSError:
+        return b""
 
 
 def entry_path(text: str, kind: str = SEED) -> Path:
