@@ -25,6 +25,7 @@ from . import (
     instructions,
     plugin_overhead,
     snapshot_restore,
+    test_loop,
     verify_journal,
     webhook_backlog,
 )
@@ -48,6 +49,7 @@ GROUPS = (
     "snapshots",
     "durable",
     "pytest",
+    "loop",
 )
 OURS = "ours"
 REF = "reference"
@@ -81,6 +83,7 @@ class Options:
     plugin_tests: int = 300  # tests per generated pytest suite
     plugin_repeat: int = 3  # runs of each suite (the best counts)
     plugin_imports: int = 11  # fresh processes timing the plugin's import (the median counts)
+    loop_rounds: int = 11  # alternating one-test pytest runs of each suite (the median counts)
     run_id: str = "0"
     # A checkout whose mockserver/ sources a second server of ours imports first (PYTHONPATH),
     # to measure the pure-Python request path beside the compiled one; None: not measured.
@@ -189,6 +192,22 @@ def rows(options: Options) -> list[Row]:
         if plugin.reference is not None:
             label += f" (reference: {REFERENCE_LIBRARIES[plugin.reference]})"
         table.append(Row(plugin.key, label, "ms", plugin.target))
+    loop = "one-test pytest run, pure Python"
+    table += [
+        Row("loop.bare", f"{loop}, no fixture", "ms"),
+        Row(
+            "loop.mock_client",
+            f"{loop}, mock_client + one GET, over no fixture",
+            "ms",
+            _at_most(100),
+        ),
+        Row(
+            "loop.mock_server",
+            f"{loop}, mock_server + one GET, over no fixture",
+            "ms",
+            _at_most(200),
+        ),
+    ]
     return table
 
 
@@ -729,6 +748,23 @@ class Run:
         self.attempt("pytest plugin import", imports)
         self.attempt("pytest fixtures", measure)
 
+    def loop(self) -> None:
+        """What a one-test pytest run costs with each fixture over one with none, each run a
+        fresh process (benchmarks/test_loop.py), on the sources of `pure_sources`: the package
+        as `pip install` from source runs it. Without them, on the installed package."""
+        o = self.options
+        loop = test_loop.measure(o.loop_rounds, o.pure_sources)
+        runs = loop.by_suite()
+        self.report.details["loop"] = {name: vars(run) for name, run in runs.items()}
+        note = f"CPU {loop.bare.cpu_ms:.0f} ms"
+        if o.pure_sources is None:
+            note += "; the installed package, not the sources"
+        self.put("loop.bare", OURS, loop.bare.wall_ms, note)
+        for name in ("mock_client", "mock_server"):
+            run = runs[name]
+            note = f"{run.wall_ms:.0f} ms in all; CPU {run.cpu_ms - loop.bare.cpu_ms:+.0f} ms"
+            self.put(f"loop.{name}", OURS, run.wall_ms - loop.bare.wall_ms, note)
+
     def execute(self) -> Report:
         o = self.options
         if any(self.wants(g) for g in ("startup", "pages", "reset", "rss")):
@@ -747,6 +783,7 @@ class Run:
             "verify",
             "snapshots",
             "durable",
+            "loop",
         )
         if any(self.wants(g) for g in GROUPS if g not in separate):
             o.log("ours, default seed, and the reference, alternately")
@@ -769,6 +806,9 @@ class Run:
         if self.wants("pytest"):
             o.log("pytest fixtures")
             self.plugin()
+        if self.wants("loop"):
+            o.log("one-test pytest runs, each in a fresh process")
+            self.attempt("one-test pytest runs", self.loop)
         if self.report.failures:
             o.log(f"server logs kept in {self.workdir}")
         else:

@@ -10,13 +10,14 @@ builds, not on requests.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 from collections.abc import Callable
 
 
 @functools.cache
 def _malloc_trim() -> Callable[[int], int] | None:
+    import ctypes  # here: only a big build trims, and most processes never make one
+
     try:
         trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
     except (AttributeError, OSError):  # not glibc (musl, macOS): nothing to call

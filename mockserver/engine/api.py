@@ -29,7 +29,6 @@ from mockserver.engine.reading import (
 )
 from mockserver.engine.request import Response
 from mockserver.engine.routing import Route
-from mockserver.openapi import document_bytes
 from mockserver.webhooks.delivery import DeliveryEngine
 
 if TYPE_CHECKING:
@@ -241,6 +240,9 @@ class Api:
         request, for the store's field limits (the seed may change them), so it is the same
         bytes `mockserver openapi` prints for the same seed."""
         if self._openapi is None:
+            # Imported here: the document's builder is needed by the first request for it only.
+            from mockserver.openapi import document_bytes
+
             self._openapi = document_bytes(self.store.limits)
         return Answer(self._openapi, media_type=JSON)
 

@@ -23,15 +23,15 @@ from mockserver.engine.control_plane.triggers import trigger as run_trigger
 from mockserver.engine.request import Request
 from mockserver.engine.snapshots import Snapshot
 from mockserver.scenarios.engine import Loaded
-from mockserver.scenarios.loader import load_scenario, load_scenario_text
-from mockserver.scenarios.model import Scenario
-from mockserver.seeds.export import seed_text
-from mockserver.seeds.loader import load_seed_text
 from mockserver.webhooks.deliveries import Delivery
 from mockserver.webhooks.resend import resend
 
+# The scenario loader (and YAML with it) is imported by the methods that load a scenario:
+# building a sandbox, as every test session does, needs none.
+
 if TYPE_CHECKING:
     from mockserver.engine.sandbox import Sandbox
+    from mockserver.scenarios.model import Scenario
 
 KEY_MAX = 255
 TEN_YEARS = 10 * 366 * 86400  # the furthest one advance may move the clock, in seconds
@@ -102,6 +102,8 @@ class Control:
     def load_scenario(self, name: str) -> Loaded:
         """Load a shipped (or `scenarios/`) scenario by name; 404 naming the available ones.
         A file that does not load raises ScenarioError and changes nothing."""
+        from mockserver.scenarios.loader import load_scenario
+
         scenarios = self._sandbox.scenarios
         path = scenarios.path_of(name) if name else None
         if path is None:
@@ -113,6 +115,8 @@ class Control:
 
     def load_scenario_text(self, text: str, source: str) -> Loaded:
         """Load a scenario from YAML text (`source` names it in errors)."""
+        from mockserver.scenarios.loader import load_scenario_text
+
         return self.arm(load_scenario_text(text, source))
 
     def check_scenario(self, scenario: Scenario) -> None:
@@ -173,6 +177,9 @@ class Control:
         """The sandbox's data as seed YAML (`seeds/export.py`), once the timers that fell due
         have run; checked as `mockserver validate` checks a seed, so it always loads: a state a
         seed cannot hold (times after the clock's, when the clock was set back) is 409."""
+        from mockserver.seeds.export import seed_text  # YAML: loaded by the first export
+        from mockserver.seeds.loader import load_seed_text
+
         store = self._store
         store.scheduler.run_due()
         text = seed_text(store, self._sandbox.webhooks.endpoint_seeds())

@@ -26,9 +26,11 @@ from mockserver.engine.reading import MAX_BODY
 from mockserver.engine.request import Response
 from mockserver.scenarios.engine import MISSING, RequestView, ScenarioEngine
 
+# The scenario model is imported only for the types here: a rule comes from a loaded
+# scenario, which imported it (a sandbox with none loaded does not).
 if TYPE_CHECKING:
     from mockserver.engine.pipeline import Turn
-from mockserver.scenarios.model import ERROR_TYPES, Deprecation, Rule
+    from mockserver.scenarios.model import Deprecation, Rule
 
 _JSON = b"application/json"
 
@@ -78,6 +80,8 @@ def injected_answer(rule: Rule, request_id: str, extra: Headers) -> tuple[int, H
     headers: Headers = []
     body = b""
     if respond.error is not None or (not respond.has_body and status >= 400):
+        from mockserver.scenarios.model import ERROR_TYPES
+
         error = respond.error
         kind = error.type if error else ERROR_TYPES.get(status, "api_error")
         message = error.message if error else f"Injected by scenario rule '{rule.name}'."

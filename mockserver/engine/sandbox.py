@@ -13,6 +13,7 @@ The web layer (`mockserver.web.app.create_app`) builds one sandbox and serves it
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING
 
 from mockserver.core.clock import Clock
 from mockserver.core.config import Settings
@@ -25,18 +26,18 @@ from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
 from mockserver.engine.control_plane import control_routes
 from mockserver.engine.control_plane.call import browser_guard
-from mockserver.engine.durable.log import Durability, make_durable
-from mockserver.engine.durable.state import open_state
 from mockserver.engine.journal import Journal
 from mockserver.engine.pipeline import Pipeline, Turn
 from mockserver.engine.request import BodyReader, Request, Response
 from mockserver.engine.routing import Route, Router
 from mockserver.engine.snapshots import Snapshots
 from mockserver.scenarios.engine import ScenarioEngine
-from mockserver.scenarios.loader import load_scenario
 from mockserver.seeds.loader import load_seed
 from mockserver.seeds.world import load_world
 from mockserver.webhooks.delivery import DeliveryEngine
+
+if TYPE_CHECKING:
+    from mockserver.engine.durable.log import Durability
 
 
 class Sandbox:
@@ -100,9 +101,15 @@ class Sandbox:
         made already): a bad seed or scenario raises its load error before anything is built
         around it. With `settings.state_dir`, the sandbox is durable: its checkpoint is loaded
         now (StateDirError if it does not load), its log replayed once it runs."""
+        # Durability and the scenario loader are imported only by the sandboxes that use
+        # them (a state directory, scenarios given at start-up): most sandboxes have neither.
         if seed is None:
             seed = load_seed(settings.seed_path or default_seed_path())
-        opened = open_state(settings.state_dir, settings) if settings.state_dir else None
+        opened = None
+        if settings.state_dir:
+            from mockserver.engine.durable.state import open_state
+
+            opened = open_state(settings.state_dir, settings)
         clock = opened.clock if opened is not None else clock or make_clock(settings)
         store = Store(seed, clock, settings.random_seed, loader=load_world)
         store.rate_limits.enforce = settings.rate_limit  # --no-rate-limit: headers, no refusals
@@ -117,12 +124,17 @@ class Sandbox:
         scenarios = ScenarioEngine(store, data_dir("scenarios"))
         webhooks.fault_hook = scenarios.webhook_fault  # scenarios' webhook faults
         scenarios.webhook_setup = webhooks.scenario_endpoint  # scenarios' add_webhook_endpoint
-        for path in settings.scenario_paths:  # a bad one raises ScenarioError before serving
-            scenarios.load(load_scenario(scenarios.file_of(path)))
+        if settings.scenario_paths:
+            from mockserver.scenarios.loader import load_scenario
+
+            for path in settings.scenario_paths:  # a bad one raises ScenarioError first
+                scenarios.load(load_scenario(scenarios.file_of(path)))
         journal = Journal(settings.journal_size)
         store.reset_hooks.append(journal.clear)
         sandbox = cls(settings, store, scenarios, webhooks, journal)
         if opened is not None:
+            from mockserver.engine.durable.log import make_durable
+
             sandbox.durability = make_durable(sandbox, opened)
             sandbox._serve = sandbox.durability.serve
         return sandbox

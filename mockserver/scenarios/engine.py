@@ -18,16 +18,20 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mockserver.core.clock import format_ts
 from mockserver.core.errors import ScenarioError
 from mockserver.core.scheduler import Timer
 from mockserver.domain.store import Store
-from mockserver.scenarios.actions import Applier, Checker, WebhookSetup
 from mockserver.scenarios.files import scenario_file, shipped_names, shipped_scenario
 from mockserver.scenarios.matching import contains, map_matches
-from mockserver.scenarios.model import Deprecation, Rule, Scenario, WebhookFault
+
+# The scenario model and its actions are imported when a scenario is checked or applied: an
+# engine with nothing loaded, as most sandboxes have, needs neither.
+if TYPE_CHECKING:
+    from mockserver.scenarios.actions import Applier, WebhookSetup
+    from mockserver.scenarios.model import Deprecation, Rule, Scenario, WebhookFault
 
 log = logging.getLogger("mockserver")
 
@@ -115,6 +119,8 @@ class ScenarioEngine:
     def check(self, scenario: Scenario) -> None:
         """The checks of loading against this store, changing nothing: ScenarioError with
         every problem of the setup and timeline actions (each at its line)."""
+        from mockserver.scenarios.actions import Checker
+
         names = frozenset(item.name for item in _armed(scenario))
         checker = Checker(self.store, scenario, names)
         problems = checker.check(scenario.setup)
@@ -167,6 +173,8 @@ class ScenarioEngine:
             scheduler.advance(spec.advance)
 
     def _applier(self, scenario: Scenario) -> Applier:
+        from mockserver.scenarios.actions import Applier
+
         def toggle(name: str, on: bool) -> None:
             for item in _armed(scenario):
                 if item.name == name:

@@ -38,7 +38,8 @@ from mockserver.scenarios.model import (
     WebhookFault,
 )
 from mockserver.scenarios.schema_errors import schema_problems
-from mockserver.seeds.yaml_lines import PathT, StrictLoader, read_source, yaml_error, yaml_load
+from mockserver.seeds.source_text import read_source
+from mockserver.seeds.yaml_lines import PathT, StrictLoader, yaml_error, yaml_load
 
 T = TypeVar("T")
 _BOOL_TAG = "tag:yaml.org,2002:bool"

@@ -1,15 +1,17 @@
-"""A cache of validated big seeds, so a large seed's later starts skip parsing and validation.
+"""A cache of validated seeds, so a large seed's later starts skip parsing and validation.
 
 Parsing and validating a large seed takes seconds of CPU, and the result depends only on the
 file's bytes and the code that reads it. So seeds of at least `MIN_BYTES` are pickled once
 validated, under `$XDG_CACHE_HOME/mockserver` (or `~/.cache/mockserver`), keyed by the sha256
-of the file's text, the mockserver, PyYAML, orjson and Python versions, and the source of the
-modules that read seeds: any change to one of them is a new key. The first start of a big seed
-still pays the full price (and the pickling). The directory is made 0700 and used only if it
-belongs to this user and nobody else may write to it (a pickle runs code when loaded); entries
-are written to a temporary file and renamed, and one that cannot be read is ignored (then
-rewritten); only the `KEEP` newest entries are kept. `MOCKSERVER_SEED_CACHE=0` turns the
-cache off.
+of the file's text, the mockserver, PyYAML (its `__init__.py`), orjson and Python versions,
+and the source of the modules that read seeds: any change to one of them is a new key. The
+first start of a big seed still pays the full price (and the pickling). The packaged default
+seed is kept too, under entries of its own (`default-*`): parsing it is quick, but every test
+session and server start that names no seed reads it, and from the cache without importing
+YAML. The directory is made 0700 and used only if it belongs to this user and nobody else may
+write to it (a pickle runs code when loaded); entries are written to a temporary file and
+renamed, and one that cannot be read is ignored (then rewritten); only the `KEEP` newest
+entries of each kind are kept. `MOCKSERVER_SEED_CACHE=0` turns the cache off.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import contextlib
 import dataclasses
 import gc
 import hashlib
+import importlib.util
 import os
 import pickle
 import platform
@@ -27,15 +30,18 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
 
 import mockserver
+from mockserver.core.resources import default_seed_path
 from mockserver.domain.models import EnvironmentSeed, SeedData
 
 MIN_BYTES = 5_000_000  # smaller seeds load in well under a second: not worth a file
-KEEP = 3  # entries kept, newest first: each big seed or code change adds one of ~50 MB
+KEEP = 3  # entries of a kind kept, newest first: each big seed or code change adds one of ~50 MB
+SEED = "seed"  # the kind of a big seed's entries, whose seeded histories are kept too
+DEFAULT = "default"  # the packaged default seed's (about 40 kB; its histories are not kept)
 _MODULES = (
     "seeds/loader.py",
+    "seeds/parser.py",
     "seeds/builder.py",
     "seeds/validation.py",
     "seeds/yaml_lines.py",
@@ -57,9 +63,14 @@ _HISTORY_MODULES = (
 )
 
 
-def enabled(text: str) -> bool:
-    """Whether a seed of this text is worth caching, and caching is not turned off."""
-    return len(text) >= MIN_BYTES and switched_on()
+def kind_of(text: str, path: Path) -> str | None:
+    """The kind of entry a seed of this text, read from `path`, is cached as: SEED for a big
+    one, DEFAULT for the packaged default seed; None if it is neither, or the cache is off."""
+    if not switched_on():
+        return None
+    if len(text) >= MIN_BYTES:
+        return SEED
+    return DEFAULT if path == default_seed_path() else None
 
 
 def switched_on() -> bool:
@@ -79,16 +90,31 @@ def _code_digest(modules: tuple[str, ...]) -> hashlib._Hash:
     for name in modules:
         with contextlib.suppress(OSError):
             digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
-    versions = (mockserver.__version__, yaml.__version__, orjson.__version__)
+    digest.update(b"yaml\0" + _yaml_init() + b"\0")
+    versions = (mockserver.__version__, orjson.__version__)
     digest.update(repr((versions, platform.python_version(), pickle.HIGHEST_PROTOCOL)).encode())
     return digest
 
 
-def entry_path(text: str) -> Path:
-    """Where the SeedData of `text` is cached, for this code and these versions."""
+def _yaml_init() -> bytes:
+    """PyYAML's `__init__.py`, which sets its version: read rather than imported, so that a
+    cache hit does not import YAML (its installed metadata would, unlike this, leave cyclic
+    garbage at every look-up)."""
+    spec = importlib.util.find_spec("yaml")
+    if spec is None or spec.origin is None:
+        return b""
+    try:
+        return Path(spec.origin).read_bytes()
+    except OSError:
+        return b""
+
+
+def entry_path(text: str, kind: str = SEED) -> Path:
+    """Where the SeedData of `text` is cached as an entry of `kind`, for this code and these
+    versions."""
     digest = _code_digest(_MODULES)
     digest.update(text.encode("utf-8", "surrogatepass"))
-    return cache_dir() / f"seed-{digest.hexdigest()}.pickle"
+    return cache_dir() / f"{kind}-{digest.hexdigest()}.pickle"
 
 
 def history_path(seed_digest: str, parts: tuple[object, ...]) -> Path:
@@ -105,7 +131,8 @@ def load(entry: Path, source: str) -> SeedData | None:
     gc_was_enabled = gc.isenabled()
     gc.disable()  # a million acyclic objects: see seeds.load_seed_text
     try:
-        seed = _unpack(read(entry))
+        stored = read(entry)
+        seed = _unpack(stored) if _kind(entry) == SEED else stored
     except Exception:
         return None
     finally:
@@ -114,14 +141,26 @@ def load(entry: Path, source: str) -> SeedData | None:
     if type(seed) is not SeedData:
         return None
     seed.source = source
-    seed.digest = entry.stem.removeprefix("seed-")
+    seed.digest = _history_digest(entry)
     return seed
 
 
 def store(entry: Path, seed: SeedData) -> None:
-    """Write `seed` to `entry` (see `write`) and remember its digest for history entries."""
-    seed.digest = entry.stem.removeprefix("seed-")
-    write(entry, _pack(seed))
+    """Write `seed` to `entry` (see `write`) and remember its digest for history entries. A
+    big seed goes in chunks (see `_pack`); the default seed in one pickle, which keeps every
+    object it shares (a string it repeats) one object."""
+    seed.digest = _history_digest(entry)
+    write(entry, _pack(seed) if _kind(entry) == SEED else seed)
+
+
+def _kind(entry: Path) -> str:
+    return entry.name.split("-", 1)[0]
+
+
+def _history_digest(entry: Path) -> str | None:
+    """What the seeded histories of the seed at `entry` are cached by: its digest for a big
+    seed; None for the default seed, whose histories are made in milliseconds."""
+    return entry.stem.removeprefix(f"{SEED}-") if _kind(entry) == SEED else None
 
 
 # The seed is pickled as a skeleton (the SeedData without its vaults, documents and
@@ -175,13 +214,13 @@ def write(entry: Path, value: object) -> None:
         if not _private(entry.parent):
             return
         data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        prefix = "." + entry.name.split("-", 1)[0] + "-"
+        prefix = f".{_kind(entry)}-"
         handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=prefix, suffix=".tmp")
         try:
             with os.fdopen(handle, "wb") as file:
                 file.write(data)
             os.replace(temporary, entry)
-            _prune(entry.parent, entry.name.split("-", 1)[0])
+            _prune(entry.parent, _kind(entry))
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)

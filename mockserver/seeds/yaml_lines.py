@@ -10,7 +10,6 @@ line. `yaml_error` turns any PyYAML error into the caller's `LoadError` at the r
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -120,18 +119,3 @@ def yaml_error(
     if isinstance(character, int):
         reason = f"unacceptable character #x{character:04x}: {reason}"
     return error(source, line, f"invalid YAML: {reason}")
-
-
-def read_source(path: Path, error: type[LoadError], kind: str) -> str:
-    """A seed or scenario file's text; `error(file, line, message)` when it cannot be read or
-    is not UTF-8 (the line of the first bad byte)."""
-    source = str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise error(source, 1, f"cannot read {kind} file: {exc.strerror or exc}") from exc
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise error(source, line, "not valid UTF-8") from exc

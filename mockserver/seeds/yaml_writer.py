@@ -1,7 +1,7 @@
 """A small YAML writer for seeds: generated ones and exported sandboxes.
 
 Structure is written in block style and each record of scalars as one line of JSON, which is
-valid YAML flow syntax and which `mockserver.seeds.loader` reads through its fast JSON path, so
+valid YAML flow syntax and which `mockserver.seeds.parser` reads through its fast JSON path, so
 a large generated seed loads far faster than PyYAML alone would read it.
 """
 

@@ -68,16 +68,24 @@ class LiveServer:
         """Run the server thread and return once it accepts connections."""
         self._thread.start()
         pause = threading.Event()
-        for _ in range(int(timeout / 0.01)):
+        # uvicorn tells that it has started by a flag only: looked at every millisecond, since
+        # starting takes about ten (a coarser look would often wait longer than the start).
+        for _ in range(int(timeout / 0.001)):
             if self._server.started or not self._thread.is_alive():
                 break
-            pause.wait(0.01)
+            pause.wait(0.001)
         if not self._server.started:
             raise RuntimeError("the live mock server did not start")
         return self
 
-    def stop(self) -> None:
+    def stop(self, *, wait: bool = True) -> None:
+        """Stop serving, and wait until the server thread has ended. uvicorn's graceful
+        shutdown pauses for 100 to 200 ms: with `wait=False` this returns at once, and a
+        later `stop()` waits. Wait before the process ends: a server thread still running
+        then can crash the interpreter."""
         self._server.should_exit = True
+        if not wait:
+            return
         self._thread.join(timeout=10)
         self._sock.close()
         if self._tls_dir is not None:

@@ -64,7 +64,7 @@ def _scenario_text(path: Path) -> str:
     """The text of a scenario file; ScenarioRefused when it cannot be read, as loading says."""
     __tracebackhide__ = True
     from mockserver.core.errors import ScenarioError
-    from mockserver.seeds.yaml_lines import read_source
+    from mockserver.seeds.source_text import read_source
 
     try:
         return read_source(path, ScenarioError, "scenario")
@@ -75,12 +75,14 @@ def _scenario_text(path: Path) -> str:
 class MockServer(Verifying):
     """One test's view of the running mock, with the request assertions of `Verifying`."""
 
-    def __init__(self, server: LiveServer, admin: httpx.Client, api_key: str = FULL_KEY) -> None:
+    def __init__(self, server: LiveServer, api_key: str = FULL_KEY) -> None:
         self._server = server
         self.api_key = api_key
         self._tls: ssl.SSLContext | None = server.client_context() if server.tls else None
         self._default_tls: ssl.SSLContext | None = None  # httpx's default, made once (below)
-        self._admin = admin  # one control-plane client for the session: building one is costly
+        # One control-plane client for the session, made by the first control call: building
+        # one is costly, and many tests make none.
+        self._admin_client: httpx.Client | None = None
 
     @property
     def url(self) -> str:
@@ -120,14 +122,36 @@ class MockServer(Verifying):
 
         headers = {"Authorization": f"Bearer {api_key or self.api_key}"}
         verify: ssl.SSLContext | bool = True  # with trust_env given, httpx makes its own
-        if self._tls is not None:
-            verify = self._tls
-        elif "trust_env" not in kwargs:
-            # httpx's default context, made once: making one costs about 15 ms, per client.
-            if self._default_tls is None:
-                self._default_tls = httpx.create_ssl_context()
-            verify = self._default_tls
+        if self._tls is not None or "trust_env" not in kwargs:
+            verify = self._context()
         return httpx.Client(base_url=self.base_url, headers=headers, verify=verify, **kwargs)
+
+    def _context(self) -> ssl.SSLContext:
+        """What the clients of this server verify with: its CA with TLS, else httpx's default
+        context, made once (making one costs about 15 ms, per client)."""
+        if self._tls is not None:
+            return self._tls
+        if self._default_tls is None:
+            import httpx
+
+            self._default_tls = httpx.create_ssl_context()
+        return self._default_tls
+
+    @property
+    def _admin(self) -> httpx.Client:
+        """The session's control-plane client, made on first use."""
+        if self._admin_client is None:
+            import httpx
+
+            self._admin_client = httpx.Client(
+                base_url=self._server.base_url, verify=self._context(), timeout=60
+            )
+        return self._admin_client
+
+    def _close(self) -> None:
+        """Close the control-plane client, if one was made (the server is the session's)."""
+        if self._admin_client is not None:
+            self._admin_client.close()
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         response = self._admin.request(method, path, **kwargs)
@@ -220,14 +244,6 @@ class MockServer(Verifying):
         return account
 
 
-def admin_client(server: LiveServer) -> httpx.Client:
-    """A client for the control plane of `server`."""
-    import httpx
-
-    verify: Any = server.client_context() if server.tls else True
-    return httpx.Client(base_url=server.base_url, verify=verify, timeout=60)
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("mockserver")
     group.addoption("--mock-seed", type=Path, default=None, help="seed file for the mock")
@@ -287,7 +303,7 @@ class _SessionMock:
             from mockserver.testing.live import LiveServer
 
             server = LiveServer(self.app, tls=tls).start()
-            handle = self._servers[tls] = MockServer(server, admin_client(server))
+            handle = self._servers[tls] = MockServer(server)
         return handle
 
     def transport(self) -> InProcessTransport:
@@ -368,17 +384,26 @@ class _SessionMock:
             pytest.fail(f"the mock server raised an unexpected error:\n{trace}", pytrace=False)
 
     def close(self) -> None:
+        """Stop what serves the app, without waiting for the live servers (see `join`)."""
         for handle in self._servers.values():
-            handle._admin.close()
-            handle._server.stop()
+            handle._close()
+            handle._server.stop(wait=False)
         if self._transport is not None:
             self._transport.close()
+
+    def join(self) -> None:
+        """Stop the live servers, if `close` has not, and wait until they have."""
+        for handle in self._servers.values():
+            handle._server.stop()
 
 
 @pytest.fixture(scope="session")
 def _mock_session(request: pytest.FixtureRequest) -> Iterator[_SessionMock]:
     mock = _SessionMock(_create_app(request.config))
     request.config.stash[_SESSION] = mock
+    # The servers' shutdown (pauses of 100 to 200 ms in uvicorn) goes on while pytest reports,
+    # and is waited for at its very end, before the process may exit.
+    request.config.add_cleanup(mock.join)
     yield mock
     del request.config.stash[_SESSION]
     mock.close()

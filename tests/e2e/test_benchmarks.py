@@ -21,6 +21,7 @@ from benchmarks import (
     load,
     plugin_overhead,
     snapshot_restore,
+    test_loop,
     verify_journal,
     webhook_backlog,
 )
@@ -306,6 +307,14 @@ def test_the_suites_of_the_other_mocks_run(tmp_path: Path, suite: str, library: 
     pytest.importorskip(library, reason="the bench extra is not installed")
     (tmp_path / "conftest.py").write_text(plugin_overhead.CONFTEST)
     assert plugin_overhead.run_suite(tmp_path, suite, 3).wall_ms > 0
+
+
+def test_one_test_runs_are_timed_in_fresh_processes() -> None:
+    loop = test_loop.measure(rounds=1)
+    assert set(loop.by_suite()) == set(test_loop.SUITES)
+    for run in loop.by_suite().values():
+        assert run.wall_ms > 0
+        assert run.cpu_ms > 0
 
 
 def test_the_plugin_import_is_timed_in_fresh_processes() -> None:

@@ -4,8 +4,10 @@ run`. The check runs in a fresh interpreter, since this test process has them al
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 LAZY = ("httpx", "jsonschema", "jinja2", "faker")
 
@@ -34,3 +36,56 @@ def test_each_is_made_by_its_first_use() -> None:
 
     assert _validator().schema["type"] == "object"
     assert _templates().env.filters["pretty"] is not None
+
+
+# What a sandbox that never saves a snapshot, loads no scenario, keeps no state directory and
+# does not serve its OpenAPI document does not import: the pytest plugin's sessions build one
+# for every run of a test, and pay for each import.
+ENGINE_LAZY = (
+    "mockserver.engine.snapshots.state",
+    "mockserver.engine.snapshots.file",
+    "mockserver.scenarios.loader",
+    "mockserver.scenarios.model",
+    "mockserver.scenarios.actions",
+    "mockserver.engine.durable",
+    "mockserver.openapi",
+)
+
+SESSION = f"""
+import asyncio
+import sys
+from mockserver import Request, Sandbox, Settings
+
+sandbox = Sandbox.build(Settings(clock_mode="frozen"))
+sandbox.control.reset()
+request = Request(
+    "GET", "/v1/documents/doc_mock_draft", headers=[("authorization", "Bearer sk_test_mock_full")]
+)
+assert asyncio.run(sandbox.handle(request)).status == 200
+print(",".join(name for name in {ENGINE_LAZY!r} if name in sys.modules))
+"""
+
+
+def test_a_sandbox_imports_its_occasional_parts_by_their_first_use() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SESSION], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == ""
+
+
+def test_a_sandbox_of_the_cached_default_seed_does_not_import_yaml(tmp_path: Path) -> None:
+    program = SESSION + "print('yaml' in sys.modules)\n"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    env.pop("MOCKSERVER_SEED_CACHE", None)
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-c", program],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+            env=env,
+        ).stdout.split()
+        for _ in range(2)  # the first parses the seed and fills the cache, the second reads it
+    ]
+    assert outputs == [["True"], ["False"]]

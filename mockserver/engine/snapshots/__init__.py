@@ -20,8 +20,10 @@ import orjson
 
 from mockserver.core.clock import format_ts
 from mockserver.core.errors import NotFound, SnapshotError, ValidationError
-from mockserver.engine.snapshots import file, state
-from mockserver.engine.snapshots.kinds import Invalid
+
+# `file` and `state` (and through them every record of the format, the scenario loader and
+# YAML) are imported by the functions that save or restore: a sandbox that never takes a
+# snapshot, like most test sessions', does not pay for importing them.
 
 if TYPE_CHECKING:
     from mockserver.engine.sandbox import Sandbox
@@ -74,6 +76,8 @@ def find(sandbox: Sandbox, name: str) -> Snapshot:
 def take(sandbox: Sandbox, name: str) -> Snapshot:
     """Save the sandbox as `name` (replacing a snapshot of that name); call with no
     background work running."""
+    from mockserver.engine.snapshots import file, state
+
     created_at = sandbox.store.now()
     with _collector_paused():
         data = file.write(sandbox, created_at, state.capture(sandbox))
@@ -85,6 +89,8 @@ def put_back(sandbox: Sandbox, snapshot: Snapshot) -> None:
     """Restore a named snapshot: SnapshotError, and nothing changed, if it does not read. Its
     bytes were checked when it was saved or uploaded and never change: its checksum is not
     worked out again."""
+    from mockserver.engine.snapshots import file, state
+
     with _collector_paused():
         parsed = file.parse(sandbox, snapshot.data, verified=True)
         state.apply(sandbox, _read(sandbox, parsed))
@@ -94,6 +100,8 @@ def add_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
     """Keep an uploaded snapshot file as `name`, once all of it has been read (into objects
     that are then dropped: the file is read again at each restore); SnapshotError else. A
     gzipped file is kept as its JSON."""
+    from mockserver.engine.snapshots import file
+
     with _collector_paused():
         parsed = file.parse(sandbox, data)
         _read(sandbox, parsed)
@@ -105,6 +113,9 @@ def add_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
 
 
 def _read(sandbox: Sandbox, parsed: dict[str, Any]) -> dict[str, Any]:
+    from mockserver.engine.snapshots import file, state
+    from mockserver.engine.snapshots.kinds import Invalid
+
     try:
         return state.read(sandbox, parsed["state"])
     except Invalid as error:
@@ -117,6 +128,8 @@ def _read(sandbox: Sandbox, parsed: dict[str, Any]) -> dict[str, Any]:
 def checkpoint(sandbox: Sandbox) -> bytes:
     """The whole sandbox and its named snapshots as one file (what a state directory keeps):
     call with no background work running."""
+    from mockserver.engine.snapshots import file, state
+
     named = [
         {"name": s.name, "file": orjson.Fragment(s.data)} for s in sandbox.snapshots.named.values()
     ]
@@ -128,6 +141,8 @@ def checkpoint(sandbox: Sandbox) -> bytes:
 def load_checkpoint(sandbox: Sandbox, data: bytes) -> None:
     """Put back what `checkpoint` wrote (SnapshotError if it cannot be loaded here). The named
     snapshots in it are checked to be this server's; each is read in full when restored."""
+    from mockserver.engine.snapshots import file, state
+
     with _collector_paused():
         parsed = file.parse(sandbox, data, checkpoint=True)
         read = _read(sandbox, parsed)

@@ -181,3 +181,20 @@ accounts:
     assert cached == parsed
     hooks = cached.environments[("acct_hooks", "live")].webhook_endpoints
     assert [hook.id for hook in hooks] == ["whk_a"]
+
+
+def test_the_default_seed_is_kept_apart_and_without_its_histories(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("MOCKSERVER_SEED_CACHE", raising=False)
+    path = default_seed_path()
+    parsed = seeds.load_seed_text(path.read_text(encoding="utf-8"), str(path))
+    stored = seeds.load_seed(path)
+    (entry,) = (tmp_path / "xdg" / "mockserver").iterdir()
+    assert entry.name.startswith("default-")  # pruned apart from big seeds' entries
+    no_parsing(monkeypatch)
+    cached = seeds.load_seed(path)
+    assert cached == stored == parsed
+    assert cached.digest is None  # its seeded histories are made, never cached
+    assert stored.digest is None

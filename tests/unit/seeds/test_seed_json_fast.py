@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from mockserver.core.errors import SeedError
 from mockserver.seeds.generate import generate_seed
-from mockserver.seeds.loader import _DECODER, _fast_object, _NotJson, load_seed_text, parse_yaml
+from mockserver.seeds.loader import load_seed_text
+from mockserver.seeds.parser import _DECODER, _fast_object, _NotJson, parse_yaml
 
 
 def exact(obj: str) -> tuple[bool, Any]:

@@ -23,7 +23,8 @@ from mockserver.domain.models import (
     WorkflowStep,
 )
 from mockserver.seeds.generate import generate_seed
-from mockserver.seeds.loader import load_seed, load_seed_text, parse_yaml
+from mockserver.seeds.loader import load_seed, load_seed_text
+from mockserver.seeds.parser import parse_yaml
 
 DEFAULT_SEED = Path(__file__).resolve().parents[3] / "seeds" / "default.yaml"
 SHA_A = "a" * 64
