@@ -78,13 +78,9 @@ class LiveServer:
             raise RuntimeError("the live mock server did not start")
         return self
 
-    def stop(self, *, wait: bool = True) -> None:
-        """Stop serving. With `wait=False`, return at once: the server thread finishes
-        uvicorn's graceful shutdown (which pauses for 100 to 200 ms) on its own and closes the
-        socket, or ends with the process, being a daemon."""
+    def stop(self) -> None:
         self._server.should_exit = True
-        if wait:
-            self._thread.join(timeout=10)
-            self._sock.close()
+        self._thread.join(timeout=10)
+        self._sock.close()
         if self._tls_dir is not None:
-            self._tls_dir.cleanup()  # the server context loaded its files in __init__
+            self._tls_dir.cleanup()

@@ -386,9 +386,7 @@ class _SessionMock:
     def close(self) -> None:
         for handle in self._servers.values():
             handle._close()
-            # Not waited for: the session is over, and uvicorn's shutdown would add its
-            # pauses to every run of a test.
-            handle._server.stop(wait=False)
+            handle._server.stop()
         if self._transport is not None:
             self._transport.close()
 
