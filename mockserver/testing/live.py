@@ -78,8 +78,14 @@ class LiveServer:
             raise RuntimeError("the live mock server did not start")
         return self
 
-    def stop(self) -> None:
+    def stop(self, *, wait: bool = True) -> None:
+        """Stop serving, and wait until the server thread has ended. uvicorn's graceful
+        shutdown pauses for 100 to 200 ms: with `wait=False` this returns at once, and a
+        later `stop()` waits. Wait before the process ends: a server thread still running
+        then can crash the interpreter."""
         self._server.should_exit = True
+        if not wait:
+            return
         self._thread.join(timeout=10)
         self._sock.close()
         if self._tls_dir is not None:

@@ -384,17 +384,26 @@ class _SessionMock:
             pytest.fail(f"the mock server raised an unexpected error:\n{trace}", pytrace=False)
 
     def close(self) -> None:
+        """Stop what serves the app, without waiting for the live servers (see `join`)."""
         for handle in self._servers.values():
             handle._close()
-            handle._server.stop()
+            handle._server.stop(wait=False)
         if self._transport is not None:
             self._transport.close()
+
+    def join(self) -> None:
+        """Stop the live servers, if `close` has not, and wait until they have."""
+        for handle in self._servers.values():
+            handle._server.stop()
 
 
 @pytest.fixture(scope="session")
 def _mock_session(request: pytest.FixtureRequest) -> Iterator[_SessionMock]:
     mock = _SessionMock(_create_app(request.config))
     request.config.stash[_SESSION] = mock
+    # The servers' shutdown (pauses of 100 to 200 ms in uvicorn) goes on while pytest reports,
+    # and is waited for at its very end, before the process may exit.
+    request.config.add_cleanup(mock.join)
     yield mock
     del request.config.stash[_SESSION]
     mock.close()
