@@ -10,22 +10,26 @@ lands on every suite alike. The wall-clock time of each whole process counts, fr
 to its exit; the median of each suite's rounds is reported, and what each fixture's suite costs
 over the suite with no fixture. The process's CPU time (user and system, all its threads) is
 reported beside it: on a shared machine it moves less than wall-clock time, but it leaves out
-waits (a server thread's shutdown). With `sources`, the mockserver of that checkout runs (first on
-`PYTHONPATH`): the pure-Python package that `pip install` from source gives. A benchmark, not a
+waits (a server thread's shutdown). With `--sources`, the mockserver of that checkout runs
+(first on `PYTHONPATH`): the pure-Python package that `pip install` from source gives. Given
+more than once, every checkout runs in the same alternating rounds (to compare two versions);
+a value may list several folders (`A:B`), all put first on `PYTHONPATH`. A benchmark, not a
 test: nothing asserts a time.
 
-    python -m benchmarks.test_loop [--rounds 11] [--sources PATH]
+    python -m benchmarks.test_loop [--rounds 11] [--sources PATH ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,9 +76,13 @@ class Loop:
         return {"bare": self.bare, "mock_client": self.mock_client, "mock_server": self.mock_server}
 
 
-def run_once(folder: Path, name: str, sources: Path | None = None) -> tuple[float, float]:
-    """Wall-clock and CPU seconds of one fresh pytest process running the suite `name`."""
-    extra = {} if sources is None else {"PYTHONPATH": str(sources.resolve())}
+def run_once(folder: Path, name: str, sources: str | None = None) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of one fresh pytest process running the suite `name`, with
+    the folders of `sources` (separated by os.pathsep) first on its PYTHONPATH."""
+    extra = {}
+    if sources is not None:
+        folders = [str(Path(part).resolve()) for part in sources.split(os.pathsep)]
+        extra["PYTHONPATH"] = os.pathsep.join(folders)
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"test_{name}.py"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -90,50 +98,70 @@ def run_once(folder: Path, name: str, sources: Path | None = None) -> tuple[floa
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:
-        raise RuntimeError(f"{name} suite failed:\n{result.stdout[-2000:]}\n{result.stderr}")
+        raise RuntimeError(
+            f"{name} suite exited with {result.returncode}:\n{result.stdout[-2000:]}\n"
+            f"{result.stderr[-2000:]}"
+        )
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return seconds, cpu
 
 
-def measure(rounds: int = 11, sources: Path | None = None) -> Loop:
-    """Each suite once to warm (bytecode), then `rounds` alternating rounds; the median of
-    each suite's runs, in ms."""
-    times: dict[str, list[tuple[float, float]]] = {name: [] for name in SUITES}
+def compare(rounds: int, trees: Sequence[str | None]) -> list[Loop]:
+    """The suites on each of `trees` (`sources` of `run_once`; None: the installed package):
+    each suite once to warm (bytecode), then `rounds` rounds alternating suites and trees;
+    the medians of each tree's runs, in ms."""
+    runs = [(tree, name) for tree in range(len(trees)) for name in SUITES]
+    times: dict[tuple[int, str], list[tuple[float, float]]] = {run: [] for run in runs}
     with tempfile.TemporaryDirectory(prefix="mockserver-loop-bench-") as tmp:
         folder = Path(tmp)
         for name, body in SUITES.items():
             (folder / f"test_{name}.py").write_text(body)
-            run_once(folder, name, sources)
+        for tree, name in runs:
+            run_once(folder, name, trees[tree])
         for number in range(rounds):
-            order = list(SUITES) if number % 2 == 0 else list(SUITES)[::-1]
-            for name in order:
-                times[name].append(run_once(folder, name, sources))
-    medians = {
-        name: Run(
-            1000 * statistics.median(wall for wall, _ in runs),
-            1000 * statistics.median(cpu for _, cpu in runs),
-        )
-        for name, runs in times.items()
-    }
-    return Loop(medians[BARE], medians["mock_client"], medians["mock_server"])
+            for tree, name in runs if number % 2 == 0 else runs[::-1]:
+                times[tree, name].append(run_once(folder, name, trees[tree]))
+    loops = []
+    for tree in range(len(trees)):
+        medians = {
+            name: Run(
+                1000 * statistics.median(wall for wall, _ in times[tree, name]),
+                1000 * statistics.median(cpu for _, cpu in times[tree, name]),
+            )
+            for name in SUITES
+        }
+        loops.append(Loop(medians[BARE], medians["mock_client"], medians["mock_server"]))
+    return loops
+
+
+def measure(rounds: int = 11, sources: Path | None = None) -> Loop:
+    """The suites on the checkout `sources` (None: the installed package), as `compare`."""
+    (loop,) = compare(rounds, [None if sources is None else str(sources)])
+    return loop
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument(
-        "--sources", type=Path, help="a checkout whose mockserver/ runs (first on PYTHONPATH)"
+        "--sources",
+        action="append",
+        help="a checkout whose mockserver/ runs (first on PYTHONPATH); again to compare",
     )
     args = parser.parse_args()
-    loop = measure(args.rounds, args.sources)
+    trees: list[str | None] = args.sources or [None]
+    loops = compare(args.rounds, trees)
     print(f"one-test pytest runs, medians of {args.rounds} fresh processes each, in ms")
-    print("| suite | wall-clock | over no fixture | CPU | over no fixture |")
-    print("|---|---|---|---|---|")
-    for name, run in loop.by_suite().items():
-        wall, cpu = run.wall_ms - loop.bare.wall_ms, run.cpu_ms - loop.bare.cpu_ms
-        print(
-            f"| {LABELS[name]} | {run.wall_ms:.0f} | {wall:+.0f} | {run.cpu_ms:.0f} | {cpu:+.0f} |"
-        )
+    for tree, loop in zip(trees, loops, strict=True):
+        print(f"\n{tree or 'the installed package'}\n")
+        print("| suite | wall-clock | over no fixture | CPU | over no fixture |")
+        print("|---|---|---|---|---|")
+        for name, run in loop.by_suite().items():
+            wall, cpu = run.wall_ms - loop.bare.wall_ms, run.cpu_ms - loop.bare.cpu_ms
+            print(
+                f"| {LABELS[name]} | {run.wall_ms:.0f} | {wall:+.0f} | {run.cpu_ms:.0f} "
+                f"| {cpu:+.0f} |"
+            )
     return 0
 
 
