@@ -18,16 +18,14 @@ from mockserver.domain import validation as v
 from mockserver.domain.accounts import NewAccount
 from mockserver.domain.models import Document
 from mockserver.engine import snapshots
-from mockserver.engine.control_plane.self_call import self_caller
-from mockserver.engine.control_plane.triggers import trigger as run_trigger
 from mockserver.engine.request import Request
 from mockserver.engine.snapshots import Snapshot
 from mockserver.scenarios.engine import Loaded
 from mockserver.webhooks.deliveries import Delivery
-from mockserver.webhooks.resend import resend
 
-# The scenario loader (and YAML with it) is imported by the methods that load a scenario:
-# building a sandbox, as every test session does, needs none.
+# The scenario loader (and YAML with it), the event triggers and the resending of events are
+# imported by the methods that use them: building a sandbox, as every test session does,
+# needs none of them.
 
 if TYPE_CHECKING:
     from mockserver.engine.sandbox import Sandbox
@@ -147,6 +145,8 @@ class Control:
     def resend_event(self, event_id: str, endpoint_id: str | None = None) -> list[Delivery]:
         """Queue an event again (same id, same body, signed anew at its attempt) for one
         endpoint or every endpoint subscribed to its type (`webhooks.resend`)."""
+        from mockserver.webhooks.resend import resend
+
         return resend(self._store, self._sandbox.webhooks, event_id, endpoint_id)
 
     async def trigger(
@@ -154,6 +154,9 @@ class Control:
     ) -> dict[str, Any]:
         """Make a webhook event happen: check the input, then run the event type's recipe as
         requests to this sandbox, from the client of `origin` with the API key `key`."""
+        from mockserver.engine.control_plane.self_call import self_caller
+        from mockserver.engine.control_plane.triggers import trigger as run_trigger
+
         event_type = v.string(event_type, "type", max_len=100)
         if overrides is None:
             overrides = {}

@@ -5,7 +5,7 @@ The text is parsed by `parser` (YAML, with a JSON shortcut for big seeds) and va
 `builder`, with the checks of `validation`, on the plain objects. Only when validation finds a
 problem is the text composed into YAML nodes, to turn the offending path into a line number.
 Seeds that `cache` keeps (big ones, and the packaged default seed) are read from it once
-validated; on a hit, YAML is not even imported.
+validated; on a hit, neither YAML nor the parser and the builder are imported.
 """
 
 from __future__ import annotations
@@ -16,9 +16,7 @@ from pathlib import Path
 from mockserver.core.errors import SeedError
 from mockserver.domain.models import SeedData
 from mockserver.seeds import cache as seed_cache
-from mockserver.seeds.builder import build_seed
 from mockserver.seeds.source_text import read_source
-from mockserver.seeds.validation import Invalid
 
 
 def load_seed(path: Path) -> SeedData:
@@ -38,8 +36,11 @@ def load_seed(path: Path) -> SeedData:
 
 def load_seed_text(text: str, source: str) -> SeedData:
     """Parse and validate seed YAML; `source` is the file name errors are reported against."""
-    # The parser (and YAML with it) is imported here: a seed read from the cache needs neither.
+    # The parser (and YAML with it), the builder and its checks are imported here: a seed read
+    # from the cache needs none of them.
+    from mockserver.seeds.builder import build_seed
     from mockserver.seeds.parser import parse
+    from mockserver.seeds.validation import Invalid
 
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of new acyclic objects: each collection would rescan them in vain
