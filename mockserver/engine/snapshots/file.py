@@ -20,7 +20,6 @@ that is wrong. Nothing in a file names a class or runs.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import zlib
 from collections.abc import Callable
@@ -181,8 +180,3 @@ def seed_fingerprint(sandbox: Sandbox) -> str:
         raw = path.read_bytes() if path.is_file() else source.encode()
         found = sandbox.snapshots.seed_fingerprint = hashlib.sha256(raw).hexdigest()
     return found
-
-
-def compress(data: bytes) -> bytes:
-    """`data` gzipped, the same bytes every time (no name, no time in the header)."""
-    return gzip.compress(data, mtime=0)
