@@ -37,6 +37,10 @@ class Clock:
     def freeze(self) -> None:
         """Stop the clock where it is until the next reset (a scenario's `clock: freeze`)."""
 
+    def shown_mode(self) -> str:
+        """The mode the control plane shows (a followed clock's, for `FollowClock`)."""
+        return self.mode
+
     def pin(self) -> float:
         """Hold the wall-clock reading where it is now, until the next pin; the reading (0 for
         a clock that does not follow the wall)."""
@@ -63,15 +67,20 @@ class RealClock(Clock):
 
     mode = "real"
 
-    def __init__(self) -> None:
+    def __init__(self, wall_of: RealClock | None = None) -> None:
         self._offset = 0.0
         self._initial_offset = 0.0
         self._frozen_at: float | None = None
         self._wall: float | None = None  # the held wall reading (see `pin`)
+        # The clock whose wall reading this one reads (an account's own real clock reads the
+        # server's, so a durable server's pinned reading holds for its accounts too).
+        self._wall_of = wall_of
 
     def _time(self) -> float:
         if self._wall is not None:
             return self._wall
+        if self._wall_of is not None:
+            return self._wall_of._time()
         return time.time()  # noqa: TID251  # wall-clock ok: this is the clock
 
     @property
@@ -159,6 +168,42 @@ class FrozenClock(Clock):
 
     def restore(self, saved: tuple[float, float | None, str]) -> None:
         self._now = saved[0]
+
+
+class FollowClock(Clock):
+    """The server's clock as an account without a clock of its own sees it: the same time,
+    moved only by the server (its timers run when the server's clock moves them, see
+    `Scheduler.followers`). Resetting or restoring the account leaves the server's time alone."""
+
+    def __init__(self, server: Clock) -> None:
+        self.server = server
+        self.mode = server.mode
+
+    def now(self) -> float:
+        return self.server.now()
+
+    def advance(self, seconds: float) -> None:
+        """Only a run of the server's timers moves time here, and it moves the server's."""
+        self.server.advance(seconds)
+
+    def set(self, at: float) -> None:
+        self.server.set(at)
+
+    def reset(self) -> None:
+        self.mode = self.server.mode
+
+    def freeze(self) -> None:
+        """An account cannot stop the server's clock."""
+
+    def shown_mode(self) -> str:
+        return self.server.shown_mode()
+
+    def saved(self) -> tuple[float, float | None, str]:
+        return self.server.saved()
+
+    def restore(self, saved: tuple[float, float | None, str]) -> None:
+        """An account's restore leaves the server's time alone."""
+        self.mode = self.server.mode
 
 
 _RFC3339 = "%Y-%m-%dT%H:%M:%SZ"

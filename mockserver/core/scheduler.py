@@ -63,10 +63,25 @@ class Timer:
 class Scheduler:
     """A heap of due timers over one clock, and the background work they started."""
 
-    __slots__ = ("_background", "_clock", "_epoch", "_heap", "_order", "_running")
+    __slots__ = (
+        "_background",
+        "_clock",
+        "_epoch",
+        "_heap",
+        "_order",
+        "_running",
+        "companions",
+        "followers",
+    )
 
     def __init__(self, clock: Clock) -> None:
         self._clock = clock
+        # Schedulers of accounts on this scheduler's clock (`FollowClock`): a move of the clock
+        # runs their timers too, interleaved with these in due order.
+        self.followers: list[Scheduler] = []
+        # Schedulers of accounts with a clock of their own: ticked with this one (a real
+        # clock moves by itself), and their work waited for by `settle`.
+        self.companions: list[Scheduler] = []
         self._heap: list[Timer] = []
         self._order = 0
         self._running = False
@@ -106,18 +121,48 @@ class Scheduler:
     # -- synchronous: coroutines go to the background ------------------------------------
 
     def run_due(self) -> int:
-        """Run every timer already due; the number run."""
-        if not self._heap or self._heap[0].due > self._clock.now():
-            return 0
-        return self.run_until(self._clock.now())
+        """Run every timer already due (the followers' too); the number run."""
+        ran = 0
+        if self._heap and self._heap[0].due <= self._clock.now():
+            ran = self._run_own_until(self._clock.now())
+        for follower in self.followers:
+            ran += follower.run_due()
+        return ran
 
     def advance(self, seconds: float) -> int:
         """Move the clock forward by `seconds`, running timers on the way."""
         return self.run_until(self._clock.now() + seconds)
 
     def run_until(self, target: float) -> int:
-        """Move the clock to `target` (never backwards), running due timers in order; work they
-        return is started in the background."""
+        """Move the clock to `target` (never backwards), running due timers in order (the
+        followers' among them); work they return is started in the background."""
+        if not self.followers:
+            return self._run_own_until(target)
+        ran = 0
+        while (due := self._next_due_all(target)) is not None:
+            step = self._run_own_until(due)
+            for follower in list(self.followers):
+                step += follower.run_until(due)
+            if step == 0:  # a scheduler already running (re-entered): it runs them itself
+                break
+            ran += step
+        return ran + self._run_own_until(target)
+
+    def _next_due_all(self, target: float) -> float | None:
+        """The earliest due time by `target` of this scheduler's and its followers' timers."""
+        due = self.next_due_followed()
+        return due if due is not None and due <= target else None
+
+    def next_due_followed(self) -> float | None:
+        """When the earliest live timer of this scheduler or a follower is due, or None."""
+        dues = [
+            due
+            for due in (self.next_due(), *(f.next_due() for f in self.followers))
+            if due is not None
+        ]
+        return min(dues) if dues else None
+
+    def _run_own_until(self, target: float) -> int:
         if self._running:  # a timer that advances the clock must not re-enter
             return 0
         self._running = True
@@ -174,41 +219,55 @@ class Scheduler:
         self._running = True
 
     async def _run_acquired(self, target: float) -> int:
+        try:
+            if not self.followers:
+                return await self._run_own(target)
+            ran = 0
+            while (due := self._next_due_all(target)) is not None:
+                step = await self._run_own(due)
+                for follower in list(self.followers):
+                    step += await follower.run_until_async(due)
+                if step == 0:
+                    break
+                ran += step
+            return ran + await self._run_own(target)
+        finally:
+            self._running = False
+
+    async def _run_own(self, target: float) -> int:
+        """Run this scheduler's own timers due by `target` (acquired: see `_acquire`)."""
         epoch = self._epoch
         ran = 0
         batch: list[asyncio.Task[None]] = []  # work of concurrent timers of one due time
         batch_due = 0.0
-        try:
-            while epoch == self._epoch:
-                head = self._peek_due(target)
-                if batch and (
-                    head is None
-                    or not head.concurrent
-                    or head.due != batch_due
-                    or len(batch) >= BATCH_MAX
-                ):
-                    await asyncio.wait(batch)  # the last one commits after every other
-                    batch = []
-                    continue
-                if head is None:
-                    break
-                timer = self._pop_due(target)
-                assert timer is head
-                work = timer.action(int(timer.due))
-                ran += 1
-                if work is None:
-                    continue
-                # As a task, so a reset can cancel the attempt without cancelling this run.
-                task = self._track(work, batch[-1] if batch else None)
-                if timer.concurrent:
-                    batch.append(task)
-                    batch_due = timer.due
-                else:
-                    await asyncio.wait([task])
-            if epoch == self._epoch and target > self._clock.now():
-                self._clock.set(target)
-        finally:
-            self._running = False
+        while epoch == self._epoch:
+            head = self._peek_due(target)
+            if batch and (
+                head is None
+                or not head.concurrent
+                or head.due != batch_due
+                or len(batch) >= BATCH_MAX
+            ):
+                await asyncio.wait(batch)  # the last one commits after every other
+                batch = []
+                continue
+            if head is None:
+                break
+            timer = self._pop_due(target)
+            assert timer is head
+            work = timer.action(int(timer.due))
+            ran += 1
+            if work is None:
+                continue
+            # As a task, so a reset can cancel the attempt without cancelling this run.
+            task = self._track(work, batch[-1] if batch else None)
+            if timer.concurrent:
+                batch.append(task)
+                batch_due = timer.due
+            else:
+                await asyncio.wait([task])
+        if epoch == self._epoch and target > self._clock.now():
+            self._clock.set(target)
         return ran
 
     def _peek_due(self, target: float) -> Timer | None:
@@ -236,8 +295,11 @@ class Scheduler:
         return len(self._pending())
 
     def _pending(self) -> list[asyncio.Task[None]]:
-        """Background tasks still running; those of a closed event loop never will, and go."""
+        """Background tasks still running (the followers' and companions' too); those of a
+        closed event loop never will, and go."""
         pending = []
+        for other in (*self.followers, *self.companions):
+            pending += other._pending()
         for task in list(self._background):
             if task.get_loop().is_closed():
                 self._background.discard(task)
@@ -268,13 +330,17 @@ class Scheduler:
         """Run due timers as the clock reaches them, without waiting for a request: the
         real-clock ticker the app starts in its lifespan."""
         while True:
-            due = self.next_due()
-            wait = longest if due is None else min(longest, max(0.0, due - self._clock.now()))
+            wait = longest
+            for scheduler in (self, *self.followers, *self.companions):
+                due = scheduler.next_due()
+                if due is not None:
+                    wait = min(wait, max(0.0, due - scheduler._clock.now()))
             await asyncio.sleep(wait)
-            try:
-                self.run_due()
-            except Exception:  # a failing timer must not stop every later one
-                log.exception("a timer failed")
+            for scheduler in (self, *self.companions):
+                try:
+                    scheduler.run_due()  # the followers' with this one's
+                except Exception:  # a failing timer must not stop every later one
+                    log.exception("a timer failed")
 
     def clear(self) -> None:
         """Drop every timer and cancel background work (a reset), from any thread."""

@@ -311,8 +311,12 @@ class Store:
         clock: Clock,
         random_seed: int,
         loader: WorldLoader | None = None,
+        streams: str = "",
     ) -> None:
         self.seed = seed
+        # Names the store's own id streams (request ids): an account's sandbox draws its
+        # request ids from a stream of its own, beside the server's.
+        self.streams = streams
         self.clock = clock
         self.random_seed = random_seed
         self.limits: Limits = seed.limits
@@ -335,7 +339,7 @@ class Store:
         self.worlds: dict[tuple[str, str], World] = {}
         self.kept: dict[tuple[str, str], World] = {}  # as built, kept by a reset (see `world`)
         self.oauth = OAuthState(seed.oauth_clients, random_seed)  # codes and tokens
-        self.request_ids = IdFactory(random_seed, "requests")
+        self.request_ids = IdFactory(random_seed, f"{streams}requests")
         self.errors: list[BaseException] = []  # unexpected errors, for test harnesses to raise
         self.rate_limits = RateLimiter()  # `enforce` is set from Settings by the app factory
         self.idempotency = IdempotencyStore()
@@ -355,7 +359,7 @@ class Store:
         self.worlds = {}
         self.export_worlds = {}
         self.oauth = OAuthState(self.seed.oauth_clients, self.random_seed)
-        self.request_ids = IdFactory(self.random_seed, "requests")
+        self.request_ids = IdFactory(self.random_seed, f"{self.streams}requests")
         self.rate_limits.clear()
         self.idempotency.clear()
         for hook in self.reset_hooks:

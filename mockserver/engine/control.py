@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from mockserver.core.clock import format_ts
+from mockserver.core.clock import FollowClock, format_ts
 from mockserver.core.errors import Conflict, NotFound, SeedError, ValidationError
 from mockserver.domain import documents
 from mockserver.domain import validation as v
-from mockserver.domain.accounts import NewAccount
 from mockserver.domain.models import Document
 from mockserver.engine import snapshots
+from mockserver.engine.accounts.sandboxes import AccountSandbox
+from mockserver.engine.accounts.spec import AccountSpec
 from mockserver.engine.request import Request
 from mockserver.engine.snapshots import Snapshot
 from mockserver.scenarios.engine import Loaded
@@ -64,9 +65,20 @@ class Control:
         self._store.scheduler.run_due()
         return self._state()
 
+    def _own_clock(self) -> None:
+        """409 for an account sandbox on the server clock: only the server moves that."""
+        if isinstance(self._store.clock, FollowClock):
+            raise Conflict(
+                f"Account {self._sandbox.account} follows the server clock and has no clock of "
+                "its own to move; move the server clock (/_mock/clock), or make an account "
+                "with one ('clock' in POST /_mock/accounts).",
+                param="account",
+            )
+
     async def advance(self, seconds: float) -> tuple[ClockState, int]:
         """Move the clock forward by `seconds` (0 to ten years), running every timer that
         falls due on the way, webhook attempts awaited; the new state and the timers run."""
+        self._own_clock()
         if not 0 <= seconds <= TEN_YEARS:
             raise ValidationError(
                 f"'seconds' must be from 0 to {TEN_YEARS} (the clock never moves back by advance).",
@@ -78,6 +90,7 @@ class Control:
     async def set_clock(self, at: float) -> tuple[ClockState, int]:
         """Set the clock to `at` (Unix seconds). Forward runs the timers due by then; backward
         runs nothing, and timers wait for the clock to come back."""
+        self._own_clock()
         store = self._store
         if at >= store.clock.now():
             ran = await store.scheduler.run_until_async(at)
@@ -89,12 +102,15 @@ class Control:
     def legal_hold(self, doc_id: str, on: bool) -> Document:
         """Place or release the legal hold of a live document, wherever it lives; 404 when no
         world has it."""
-        store = self._store
-        for world in store.seeded_worlds():
-            for region in world.regions.values():
-                doc = region.documents.get(doc_id)
-                if doc is not None and not doc.deleted:
-                    return documents.set_legal_hold(world, doc, on, store.now())
+        stores = [self._store]
+        if self._sandbox.tenants is not None:
+            stores += [tenant.sandbox.store for tenant in self._sandbox.tenants]
+        for store in stores:
+            for world in store.seeded_worlds():
+                for region in world.regions.values():
+                    doc = region.documents.get(doc_id)
+                    if doc is not None and not doc.deleted:
+                        return documents.set_legal_hold(world, doc, on, store.now())
         raise NotFound.resource("document", doc_id)
 
     def load_scenario(self, name: str) -> Loaded:
@@ -123,7 +139,11 @@ class Control:
         self._sandbox.scenarios.check(scenario)
 
     def arm(self, scenario: Scenario) -> Loaded:
-        """Load a scenario already read from its file: apply its setup, arm its rules."""
+        """Load a scenario already read from its file: apply its setup, arm its rules. An
+        account on the server clock cannot load one that moves the clock (409)."""
+        moves = scenario.clock
+        if moves.freeze or moves.set is not None or moves.advance:
+            self._own_clock()
         return self._sandbox.scenarios.load(scenario)
 
     def scenarios(self) -> dict[str, Any]:
@@ -134,19 +154,39 @@ class Control:
         """Disarm every loaded scenario; how many there were."""
         return self._sandbox.scenarios.unload_all()
 
-    def new_account(self, region: str, name: str | None) -> NewAccount:
-        """A fresh isolated account with its users and two sandbox keys."""
-        return self._sandbox.accounts.open(region, name)
+    def new_account(self, region: str = "us", name: str | None = None) -> AccountSandbox:
+        """A fresh account with a sandbox of its own, its users and two sandbox keys, on the
+        server clock (`engine/accounts`; the control plane's POST /_mock/accounts)."""
+        tenants = self._sandbox.tenants
+        if tenants is None:
+            raise Conflict("An account's sandbox cannot make accounts.")
+        return tenants.open(AccountSpec(region, name, None))
+
+    def _sandboxes(self) -> list[Sandbox]:
+        """This sandbox and, for the server's, every account sandbox."""
+        tenants = self._sandbox.tenants
+        return [self._sandbox, *(tenant.sandbox for tenant in tenants or ())]
 
     def redeliver(self, delivery_id: str) -> Delivery:
-        """Queue a delivery's event again for its endpoint (same id, same bytes)."""
-        return self._sandbox.webhooks.redeliver(delivery_id)
+        """Queue a delivery's event again for its endpoint (same id, same bytes), in whichever
+        sandbox delivered it."""
+        for sandbox in self._sandboxes():
+            if sandbox.webhooks.journal.get(delivery_id) is not None:
+                return sandbox.webhooks.redeliver(delivery_id)
+        return self._sandbox.webhooks.redeliver(delivery_id)  # the 404
 
     def resend_event(self, event_id: str, endpoint_id: str | None = None) -> list[Delivery]:
         """Queue an event again (same id, same body, signed anew at its attempt) for one
-        endpoint or every endpoint subscribed to its type (`webhooks.resend`)."""
-        from mockserver.webhooks.resend import resend
+        endpoint or every endpoint subscribed to its type (`webhooks.resend`), in whichever
+        sandbox wrote it."""
+        from mockserver.webhooks.resend import find_event, resend
 
+        for sandbox in self._sandboxes()[1:]:  # an account's, if one wrote it
+            try:
+                find_event(sandbox.store, sandbox.webhooks, event_id)
+            except NotFound:
+                continue
+            return resend(sandbox.store, sandbox.webhooks, event_id, endpoint_id)
         return resend(self._store, self._sandbox.webhooks, event_id, endpoint_id)
 
     async def trigger(
@@ -185,7 +225,11 @@ class Control:
 
         store = self._store
         store.scheduler.run_due()
-        text = seed_text(store, self._sandbox.webhooks.endpoint_seeds())
+        tenants = list(self._sandbox.tenants or ())
+        for tenant in tenants:
+            tenant.sandbox.store.scheduler.run_due()
+        more = [(t.sandbox.store, t.sandbox.webhooks.endpoint_seeds()) for t in tenants]
+        text = seed_text(store, self._sandbox.webhooks.endpoint_seeds(), more)
         try:
             load_seed_text(text, "the exported seed")
         except SeedError as error:
@@ -236,4 +280,4 @@ class Control:
 
     def _state(self) -> ClockState:
         clock = self._store.clock
-        return ClockState(clock.now(), clock.mode)
+        return ClockState(clock.now(), clock.shown_mode())

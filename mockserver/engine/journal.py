@@ -43,6 +43,7 @@ class Entry:
     __slots__ = (
         "_credential",
         "_credential_read",
+        "account",
         "at",
         "duration",
         "explain",
@@ -78,6 +79,7 @@ class Entry:
         self.response_body = b""
         self.response_size = 0
         self.duration = 0.0
+        self.account: str | None = None  # the account whose own sandbox answered it
         self.rule: str | None = None
         self.explain: Refusal | None = None  # why an error answer was refused (engine.explain)
 
@@ -123,6 +125,7 @@ class Entry:
         return {
             "seq": self.seq,
             "time": format_ts(self.at),
+            "account": self.account,
             "method": self.method,
             "path": self.path,
             "query": self.query,
@@ -188,6 +191,21 @@ class Journal:
         self._entries.clear()
         self._seq = 0
 
+    def saved(self) -> tuple[int, list[Entry]]:
+        """(the last number given, every entry oldest first): what a snapshot keeps."""
+        return self._seq, list(self._entries)
+
+    def restore(self, seq: int, entries: list[Entry]) -> None:
+        """Put back what `saved` gave."""
+        self._entries = deque(entries, maxlen=self._entries.maxlen)
+        self._seq = seq
+
+    def forget(self, account: str) -> None:
+        """Drop the entries of one account's sandbox (its reset, its removal)."""
+        kept = [entry for entry in self._entries if entry.account != account]
+        if len(kept) != len(self._entries):
+            self._entries = deque(kept, maxlen=self._entries.maxlen)
+
     def __len__(self) -> int:
         return len(self._entries)
 
@@ -202,11 +220,15 @@ class Journal:
         path: str | None = None,
         status: int | None = None,
         key: str | None = None,
+        account: str | None = None,
         limit: int = 100,
     ) -> list[Entry]:
-        """Entries newest first that pass every given filter (`path` is a prefix)."""
+        """Entries newest first that pass every given filter (`path` is a prefix; `account`:
+        the requests of that account, whichever sandbox answered them)."""
         found: list[Entry] = []
         for entry in reversed(self._entries):
+            if account is not None and entry.account != account:
+                continue
             if method is not None and entry.method != method:
                 continue
             if path is not None and not entry.path.startswith(path):
@@ -219,3 +241,52 @@ class Journal:
             if len(found) >= limit:
                 break
         return found
+
+
+class AccountJournal(Journal):
+    """An account sandbox's share of the server's journal: its entries are the server's,
+    marked with the account, numbered in the server's order."""
+
+    def __init__(self, server: Journal, account: str) -> None:
+        self.server = server
+        self.account = account
+
+    def open(self, at: float, method: str, path: str, query: str, headers: Headers) -> Entry:
+        entry = self.server.open(at, method, path, query, headers)
+        entry.account = self.account
+        return entry
+
+    def clear(self) -> None:
+        self.server.forget(self.account)
+
+    def __len__(self) -> int:
+        return sum(1 for entry in self.server.entries() if entry.account == self.account)
+
+    def entries(self) -> Sequence[Entry]:
+        return [entry for entry in self.server.entries() if entry.account == self.account]
+
+    def find(
+        self,
+        *,
+        method: str | None = None,
+        path: str | None = None,
+        status: int | None = None,
+        key: str | None = None,
+        account: str | None = None,
+        limit: int = 100,
+    ) -> list[Entry]:
+        return self.server.find(
+            method=method, path=path, status=status, key=key, account=self.account, limit=limit
+        )
+
+    def saved(self) -> tuple[int, list[Entry]]:
+        return 0, list(self.entries())
+
+    def restore(self, seq: int, entries: list[Entry]) -> None:
+        """The account's entries as they were, each in its place in the server's order."""
+        server = self.server
+        others = [entry for entry in server.entries() if entry.account != self.account]
+        for entry in entries:
+            entry.account = self.account
+        merged = sorted([*others, *entries], key=lambda entry: entry.seq)
+        server.restore(server._seq, merged)

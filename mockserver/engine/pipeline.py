@@ -125,11 +125,17 @@ class Pipeline:
         # The control plane's request ids: a stream of their own, so that steering the sandbox
         # (saving a snapshot, listing requests) changes nothing the sandbox holds. A reset
         # starts it again, as it does every stream.
-        self.control_ids = IdFactory(store.random_seed, "control-requests")
+        self.control_ids = IdFactory(store.random_seed, f"{store.streams}control-requests")
         store.reset_hooks.append(self._restart_control_ids)
+        # Where a request of an account with a sandbox of its own goes instead (set by the
+        # sandbox while it has such accounts; see engine/accounts).
+        self.elsewhere: Callable[[Request], Pipeline | None] | None = None
+        # The server's scenarios, in an account's pipeline: they apply after the account's own.
+        self.outer_scenarios: ScenarioEngine | None = None
 
     def _restart_control_ids(self) -> None:
-        self.control_ids = IdFactory(self.store.random_seed, "control-requests")
+        store = self.store
+        self.control_ids = IdFactory(store.random_seed, f"{store.streams}control-requests")
 
     async def serve(self, request: Request, reader: BodyReader | None = None) -> Response:
         """The answer to `request` (its body from `reader` when given, else `request.body`).
@@ -137,6 +143,10 @@ class Pipeline:
         store = self.store
         entry: Entry | None = None
         control = request.path.startswith(CONTROL_PLANE)
+        if self.elsewhere is not None and not control:
+            owner = self.elsewhere(request)
+            if owner is not None:
+                return await owner.serve(request, reader)
         if self.journal is not None and not control:
             query = request.query.decode("latin-1")
             seen = tuple(request.headers)
@@ -184,7 +194,9 @@ class Pipeline:
                         return self._replay(turn, claimed, rate_headers, date)
                     ticket = claimed
                 if self.scenarios.active and path.startswith("/v1"):
-                    response = await apply_rules(self.scenarios, turn, lambda: self.dispatch(turn))
+                    response = await apply_rules(self.scenarios, turn, self._outer(turn))
+                elif self.outer_scenarios is not None and path.startswith("/v1"):
+                    response = await self._outer(turn)()
                 else:
                     response = await self.dispatch(turn)
             except ApiError as error:
@@ -221,6 +233,14 @@ class Pipeline:
                 entry.duration = perf_counter() - started
                 entry.rule = turn.rule
                 entry.explain = turn.explain
+
+    def _outer(self, turn: Turn) -> Callable[[], Awaitable[Response]]:
+        """The answer once this pipeline's scenario rules let the request through: the
+        server's rules next, in an account's pipeline, then the handler."""
+        outer = self.outer_scenarios
+        if outer is not None and outer.active:
+            return lambda: apply_rules(outer, turn, lambda: self.dispatch(turn))
+        return lambda: self.dispatch(turn)
 
     @staticmethod
     def _replay(

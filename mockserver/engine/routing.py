@@ -26,6 +26,7 @@ Handler = Callable[[Any, Params], Awaitable[Response]]  # (the request's turn, p
 
 _PARAM = re.compile(r"{([a-zA-Z_][a-zA-Z0-9_]*)(?::(int|str))?}")
 _SAFE = ":/%#?=@[]!$&'()*+,;"  # what a redirect's Location leaves unquoted
+_COMPILED: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}  # by template
 
 
 class Route:
@@ -37,8 +38,11 @@ class Route:
         self.methods = frozenset({*methods, "HEAD"} if "GET" in methods else methods)
         self.template = template
         self.handler = handler
-        regex, self.typed = _compile(template)
-        self.pattern = re.compile(regex)
+        compiled = _COMPILED.get(template)
+        if compiled is None:  # every sandbox (an account's too) has the same templates
+            regex, typed = _compile(template)
+            compiled = _COMPILED[template] = (re.compile(regex), typed)
+        self.pattern, self.typed = compiled
 
     def match(self, path: str) -> Params | None:
         """The path parameters if `path` is this route's, else None."""
@@ -63,6 +67,21 @@ def _compile(template: str) -> tuple[str, tuple[str, ...]]:
     return regex + re.escape(template[at:]) + "$", tuple(typed)
 
 
+Layout = tuple[()] | tuple[int, str, tuple[tuple[int, str], ...], tuple[tuple[int, str], ...]]
+_LAYOUTS: dict[str, Layout] = {}  # by template: what the direct lookup needs of it
+
+
+def _layout(template: str, typed: tuple[str, ...]) -> Layout:
+    """(segments, first segment after /v1, literal segments, parameter segments) of a
+    template the direct lookup serves; () for one it leaves to the scan."""
+    parts = template.split("/")
+    if parts[1] != "v1" or typed or parts[2].startswith("{"):
+        return ()
+    literals = tuple((i, p) for i, p in enumerate(parts) if not p.startswith("{"))
+    names = tuple((i, p[1:-1]) for i, p in enumerate(parts) if p.startswith("{"))
+    return len(parts), parts[2], literals, names
+
+
 class Router:
     """Every route of a sandbox, and the direct lookup of its plain `/v1` ones."""
 
@@ -72,13 +91,14 @@ class Router:
         self.routes = list(routes)
         self._buckets: dict[tuple[str, int, str], list[tuple[Any, Any, Route]]] = {}
         for route in self.routes:
-            parts = route.template.split("/")
-            if parts[1] != "v1" or route.typed or parts[2].startswith("{"):
+            layout = _LAYOUTS.get(route.template)
+            if layout is None:
+                layout = _LAYOUTS[route.template] = _layout(route.template, route.typed)
+            if not layout:
                 continue  # the control plane, typed parameters, a parameter first: scanned
-            literals = tuple((i, p) for i, p in enumerate(parts) if not p.startswith("{"))
-            names = tuple((i, p[1:-1]) for i, p in enumerate(parts) if p.startswith("{"))
+            size, first, literals, names = layout
             for method in route.methods:
-                key = (method, len(parts), parts[2])
+                key = (method, size, first)
                 self._buckets.setdefault(key, []).append((literals, names, route))
 
     def add(self, routes: Sequence[Route]) -> None:

@@ -7,26 +7,32 @@ account factory. `api` runs the `/v1` operations (typed calls to typed answers);
 the facade that every way of steering the sandbox calls: the
 `/_mock` endpoints, the inspector, the CLI and the pytest plugin.
 
+The server's sandbox also holds the sandboxes of the accounts made through the control plane
+(`tenants`, engine/accounts): each is a `Sandbox` too (`for_account`), with no control plane
+of its own, answering the requests that carry its keys.
+
 The web layer (`mockserver.web.app.create_app`) builds one sandbox and serves it.
 """
 
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mockserver.core.clock import Clock
 from mockserver.core.config import Settings
 from mockserver.core.resources import data_dir, default_seed_path
-from mockserver.domain.accounts import AccountFactory
+from mockserver.domain.accounts import AccountFactory, NewAccount
 from mockserver.domain.models import SeedData
 from mockserver.domain.store import Store
+from mockserver.engine.accounts.sandboxes import AccountSandboxes
 from mockserver.engine.api import Api
 from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
 from mockserver.engine.control_plane import control_routes
 from mockserver.engine.control_plane.call import browser_guard
-from mockserver.engine.journal import Journal
+from mockserver.engine.journal import AccountJournal, Journal
 from mockserver.engine.pipeline import Pipeline, Turn
 from mockserver.engine.request import BodyReader, Request, Response
 from mockserver.engine.routing import Route, Router
@@ -50,17 +56,21 @@ class Sandbox:
         scenarios: ScenarioEngine,
         webhooks: DeliveryEngine,
         journal: Journal,
+        *,
+        account: str | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
         self.scenarios = scenarios
         self.webhooks = webhooks
         self.journal = journal
+        self.account = account  # the one account of an account's sandbox; None: the server's
         self.accounts = AccountFactory(store)
         self.api = Api(store, webhooks)
         self.snapshots = Snapshots()
         self.control = Control(self)
-        routes = self.api.routes() + (control_routes(self) if settings.admin else [])
+        control_plane = settings.admin and account is None
+        routes = self.api.routes() + (control_routes(self) if control_plane else [])
         self.router = Router(routes)
         self.pipeline = Pipeline(
             store,
@@ -68,10 +78,12 @@ class Sandbox:
             self.router,
             self._dispatch,
             journal if settings.admin else None,
-            browser_guard(settings.admin_token) if settings.admin else None,
+            browser_guard(settings.admin_token) if control_plane else None,
         )
         self._serve = self.pipeline.serve  # a durable sandbox logs around it
         self.durability: Durability | None = None
+        # The sandboxes of the accounts made through the control plane (the server's only).
+        self.tenants = AccountSandboxes(self, Sandbox.for_account) if account is None else None
 
     async def handle(self, request: Request, *, body: BodyReader | None = None) -> Response:
         """The sandbox's answer to `request`: every step the HTTP server would take (request
@@ -112,18 +124,7 @@ class Sandbox:
             opened = open_state(settings.state_dir, settings)
         clock = opened.clock if opened is not None else clock or make_clock(settings)
         store = Store(seed, clock, settings.random_seed, loader=load_world)
-        store.rate_limits.enforce = settings.rate_limit  # --no-rate-limit: headers, no refusals
-        store.idempotency.capacity = settings.idempotency_records
-        webhooks = DeliveryEngine(
-            store,
-            timeout=settings.webhook_timeout,
-            strict_urls=settings.strict_webhook_urls,
-            queue_size=settings.webhook_queue_size,
-            journal_size=settings.webhook_journal_size,
-        )
-        scenarios = ScenarioEngine(store, data_dir("scenarios"))
-        webhooks.fault_hook = scenarios.webhook_fault  # scenarios' webhook faults
-        scenarios.webhook_setup = webhooks.scenario_endpoint  # scenarios' add_webhook_endpoint
+        webhooks, scenarios = _engines(store, settings, data_dir("scenarios"))
         if settings.scenario_paths:
             from mockserver.scenarios.loader import load_scenario
 
@@ -139,6 +140,32 @@ class Sandbox:
             sandbox._serve = sandbox.durability.serve
         return sandbox
 
+    @classmethod
+    def for_account(
+        cls, server: Sandbox, made: NewAccount, random_seed: int, clock: Clock
+    ) -> Sandbox:
+        """The sandbox of one account made through the control plane: a store whose seed is
+        that account as created (so its reset puts it back so), on `clock` (its own, or a
+        `FollowClock` of the server's), with id streams of `random_seed`, request ids of its
+        own, the server's settings and field limits, its own scenarios and webhooks, and its
+        share of the server's journal."""
+        settings, account = server.settings, made.account
+        seed = SeedData(
+            source=f"account {account.id}",
+            accounts={account.id: account},
+            keys={made.full.key: made.full, made.readonly.key: made.readonly},
+            limits=server.store.limits,
+            reference_time=int(clock.now()),
+        )
+        store = Store(seed, clock, random_seed, loader=load_world, streams=f"{account.id}/")
+        webhooks, scenarios = _engines(store, settings, server.scenarios.scenarios_dir)
+        webhooks.share_clients(server.webhooks)  # closed with the server's
+        journal = AccountJournal(server.journal, account.id)
+        store.reset_hooks.append(journal.clear)
+        sandbox = cls(settings, store, scenarios, webhooks, journal, account=account.id)
+        sandbox.pipeline.outer_scenarios = server.scenarios
+        return sandbox
+
     def running(self) -> AbstractAsyncContextManager[None]:
         """The sandbox's background life while a server runs (the webhook HTTP client and the
         real clock's timer ticks; for a durable one, first the replay of its log), as an async
@@ -146,3 +173,23 @@ class Sandbox:
         if self.durability is not None:
             return self.durability.running(self.webhooks.running())
         return self.webhooks.running()
+
+
+def _engines(
+    store: Store, settings: Settings, scenarios_dir: Path | None
+) -> tuple[DeliveryEngine, ScenarioEngine]:
+    """The store's limits as the settings say, and its webhook and scenario engines, wired to
+    each other."""
+    store.rate_limits.enforce = settings.rate_limit  # --no-rate-limit: headers, no refusals
+    store.idempotency.capacity = settings.idempotency_records
+    webhooks = DeliveryEngine(
+        store,
+        timeout=settings.webhook_timeout,
+        strict_urls=settings.strict_webhook_urls,
+        queue_size=settings.webhook_queue_size,
+        journal_size=settings.webhook_journal_size,
+    )
+    scenarios = ScenarioEngine(store, scenarios_dir)
+    webhooks.fault_hook = scenarios.webhook_fault  # scenarios' webhook faults
+    scenarios.webhook_setup = webhooks.scenario_endpoint  # scenarios' add_webhook_endpoint
+    return webhooks, scenarios

@@ -31,7 +31,7 @@ from mockserver.engine.journal import Entry, Headers
 from mockserver.scenarios.matching import ANY, PathPattern, PatternError, contains
 
 NEAR_MISSES = 3
-_FIELDS = frozenset({"method", "path", "key", "query", "headers", "body", "status"})
+_FIELDS = frozenset({"method", "path", "key", "query", "headers", "body", "status", "account"})
 _EXPECTATIONS = ("count", "at_least", "at_most")
 _OTHER = frozenset({*_EXPECTATIONS, "since_seq", "matcher"})
 _REGION_PREFIXES = ("/us/v1", "/eu/v1")
@@ -45,6 +45,7 @@ class Matcher:
     """A checked matcher and its expectation."""
 
     __slots__ = (
+        "account",
         "at_least",
         "at_most",
         "body",
@@ -60,6 +61,7 @@ class Matcher:
 
     def __init__(self) -> None:
         self.methods: frozenset[str] | None = None
+        self.account: str | None = None  # only the requests of this account's sandbox
         self.path: PathPattern | None = None
         self.key: str | None = None
         self.query: dict[str, str] = {}
@@ -120,7 +122,7 @@ def parse_matcher(body: dict[str, Any]) -> Matcher:
     if unknown:
         raise ValidationError(
             f"Unknown matcher field '{unknown[0]}'; expected some of: "
-            "method, path, key, query, headers, body, status.",
+            "method, path, key, query, headers, body, status, account.",
             param=unknown[0],
         )
     m = Matcher()
@@ -174,6 +176,10 @@ def _parse_fields(m: Matcher, spec: dict[str, Any]) -> None:
         m.headers = _string_map(spec["headers"], "headers", lower=True)
     if "body" in spec:
         m.body = spec["body"]
+    if "account" in spec:
+        if not isinstance(spec["account"], str) or not spec["account"]:
+            raise ValidationError("'account' must be an account id.", param="account")
+        m.account = spec["account"]
     if "status" in spec:
         raw = spec["status"]
         statuses = raw if isinstance(raw, list) else [raw]
@@ -439,6 +445,8 @@ def verify(m: Matcher, entries: Sequence[Entry]) -> dict[str, Any]:
     """`{"ok", "matched", "near_misses"}` of the matcher over the journal's entries (oldest
     first): the matches are counted first, each entry dropped at its first difference; only
     when the count fails are the closest misses looked for, and their differences listed."""
+    if m.account is not None:
+        entries = [entry for entry in entries if entry.account == m.account]
     plan = _Plan(m)
     matched = _count_matches(m, plan, _window(entries, m.since_seq))
     ok = m.admits(matched)

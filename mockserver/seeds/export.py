@@ -64,18 +64,27 @@ HEADER = """\
 """
 
 
-def seed_text(store: Store, endpoints: Endpoints) -> str:
-    """The store's data as seed YAML (see the module docstring)."""
-    return HEADER + emit(seed_record(store, endpoints), STYLE)
+def seed_text(
+    store: Store, endpoints: Endpoints, more: Sequence[tuple[Store, Endpoints]] = ()
+) -> str:
+    """The store's data as seed YAML (see the module docstring); `more`: the stores of the
+    accounts with a sandbox of their own, whose accounts follow the store's."""
+    return HEADER + emit(seed_record(store, endpoints, more), STYLE)
 
 
-def seed_record(store: Store, endpoints: Endpoints) -> Record:
-    """The store's data as the plain mapping a seed file holds."""
+def seed_record(
+    store: Store, endpoints: Endpoints, more: Sequence[tuple[Store, Endpoints]] = ()
+) -> Record:
+    """The store's data (and `more` stores' accounts) as the plain mapping a seed file holds."""
     record: Record = {"version": SUPPORTED_VERSION, "reference_time": format_ts(store.now())}
     limits = _limits(store.limits)
     if limits:
         record["limits"] = limits
-    record["accounts"] = [_account(store, a, endpoints) for a in store.accounts.values()]
+    record["accounts"] = [
+        _account(owner, account, hooks)
+        for owner, hooks in ((store, endpoints), *more)
+        for account in owner.accounts.values()
+    ]
     return record
 
 

@@ -469,15 +469,20 @@ class DeliveryEngine:
             return status, None
         return status, f"answered {status}, not 2xx"
 
+    def share_clients(self, server: DeliveryEngine) -> None:
+        """Send with the server's HTTP clients (an account's engine): one connection pool,
+        closed when the server's lifespan ends."""
+        self._clients = server._clients
+
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """The app's lifespan: the serving loop's HTTP client, and with a real clock a ticker
-        that runs timers as they fall due, so retries happen without any request. The client
+        """The app's lifespan: the serving loop's HTTP client, and a ticker that runs timers
+        as a real clock (the server's, an account's) reaches them, so retries happen without any
+        request. The client
         is made by the first delivery (`_client`), so a server that sends none never imports
         httpx."""
-        ticker = None
-        if self.store.clock.mode == "real":
-            ticker = asyncio.get_running_loop().create_task(self.store.scheduler.tick_forever())
+        # Also on a frozen clock: accounts with a real clock of their own are ticked with it.
+        ticker = asyncio.get_running_loop().create_task(self.store.scheduler.tick_forever())
         try:
             yield
         finally:

@@ -96,6 +96,8 @@ def test_a_reset_drops_keys_an_account_added(api: httpx.Client, fresh_app: Starl
     seeded = set(store.seed.keys)
     made = api.post("/_mock/accounts", json={"name": "Extra"})
     assert made.status_code == 201, made.text
-    assert set(store.keys) > seeded
+    key = made.json()["keys"]["full"]
+    assert api.get("/v1/whoami", headers={"Authorization": f"Bearer {key}"}).status_code == 200
     assert api.post("/_mock/reset").status_code == 200
-    assert set(store.keys) == seeded
+    assert set(store.keys) == seeded  # the account's keys lived in its own sandbox
+    assert api.get("/v1/whoami", headers={"Authorization": f"Bearer {key}"}).status_code == 401

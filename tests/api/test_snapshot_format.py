@@ -1,8 +1,8 @@
-"""A snapshot file of format 1, checked in, still loads: the promise that an upgrade does not
-strand saved snapshots. When the format moves on, this file stays as it is (the migration
-reads it); the file of the new format is added beside it.
+"""Snapshot files of every format, checked in, still load: the promise that an upgrade does
+not strand saved snapshots. When the format moves on, each file stays as it is (the migrations
+read it); the file of the new format is added beside it.
 
-    python -m tests.api.test_snapshot_format   # writes data/snapshot-format-1.json again
+    python -m tests.api.test_snapshot_format   # writes data/snapshot-format-<FORMAT>.json again
 
 (only needed if the packaged default seed changes: a file is tied to its seed).
 """
@@ -23,6 +23,8 @@ from tests.support.api import assert_envelope
 from tests.support.keys import auth
 
 FILE = Path(__file__).with_name("data") / "snapshot-format-1.json"
+CURRENT = Path(__file__).with_name("data") / f"snapshot-format-{FORMAT}.json"
+ACCOUNT = {"name": "Format two", "clock": {"mode": "frozen", "start_time": "2030-01-01T00:00:00Z"}}
 
 
 DOCUMENT = {"title": "Kept across versions", "vault_id": "vault_mock_us", "metadata": {"n": 1}}
@@ -38,13 +40,24 @@ def _build(client: httpx.Client) -> None:
     client.post("/v1/webhook_endpoints", json={"url": "https://example.com/hook", "events": ["*"]})
 
 
+def _build_current(client: httpx.Client) -> str:
+    """The state the file of the current format holds: format 1's, and an account with a
+    sandbox and a clock of its own, with a vault; its full key."""
+    _build(client)
+    key: str = client.post("/_mock/accounts", json=ACCOUNT).json()["keys"]["full"]
+    client.post(
+        "/v1/vaults", json={"name": "In its own sandbox", "region": "us"}, headers=auth(key)
+    )
+    return key
+
+
 def write() -> None:
     app = create_app(Settings(clock_mode="frozen"))
     with inprocess_client(app, headers=auth()) as client:
-        _build(client)
-        client.post("/_mock/snapshots", json={"name": "format-1"})
-        data = client.get("/_mock/snapshots/format-1/download").content
-    FILE.write_bytes(orjson.dumps(orjson.loads(data), option=orjson.OPT_INDENT_2) + b"\n")
+        _build_current(client)
+        client.post("/_mock/snapshots", json={"name": "current"})
+        data = client.get("/_mock/snapshots/current/download").content
+    CURRENT.write_bytes(orjson.dumps(orjson.loads(data), option=orjson.OPT_INDENT_2) + b"\n")
 
 
 def _titles(client: httpx.Client, path: str, field: str) -> list[Any]:
@@ -79,15 +92,33 @@ def _timeless(data: bytes) -> Any:
     return parsed
 
 
+def test_the_file_of_this_format_loads_and_serves_its_accounts_too() -> None:
+    app = create_app(Settings(clock_mode="frozen"))
+    with inprocess_client(app, headers=auth()) as client:
+        key = client.post("/_mock/accounts", json=ACCOUNT).json()["keys"]["full"]
+        uploaded = client.post(
+            "/_mock/snapshots/upload", params={"name": "now"}, content=CURRENT.read_bytes()
+        )
+        assert uploaded.status_code == 201, uploaded.text
+        assert client.post("/_mock/reset").status_code == 200
+        assert client.get("/v1/whoami", headers=auth(key)).status_code == 401
+        assert client.post("/_mock/snapshots/now/restore").status_code == 200
+        assert "Format one" in _titles(client, "/v1/vaults", "name")
+        mine = client.get("/v1/vaults", headers=auth(key)).json()["data"]
+        assert [vault["name"] for vault in mine] == ["In its own sandbox"]
+        audit = client.get("/v1/audit_logs", headers=auth(key)).json()["data"]
+        assert audit[0]["at"] == "2030-01-01T00:00:00Z"  # on the account's own clock
+
+
 def test_the_same_requests_give_the_same_file_as_the_checked_in_one() -> None:
     """Building the state again, in another process, gives this very file, but for the
     journal's measured durations."""
     app = create_app(Settings(clock_mode="frozen"))
     with inprocess_client(app, headers=auth()) as client:
-        _build(client)
+        _build_current(client)
         client.post("/_mock/snapshots", json={"name": "again"})
         data = client.get("/_mock/snapshots/again/download").content
-    assert _timeless(data) == _timeless(FILE.read_bytes())
+    assert _timeless(data) == _timeless(CURRENT.read_bytes())
 
 
 def test_a_file_of_a_later_format_is_refused() -> None:

@@ -15,6 +15,7 @@ import pytest
 from starlette.applications import Starlette
 
 from mockserver.core.config import Settings
+from mockserver.engine.snapshots.file import FORMAT
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.receiver import closed_port
 from mockserver.web.app import create_app
@@ -270,7 +271,7 @@ def test_the_file_is_json_of_the_documented_fields(snapshot_file: bytes) -> None
     assert list(fields) == [
         "format", "mockserver", "seed", "random_seed", "start", "created_at", "sha256", "state"
     ]  # fmt: skip
-    assert fields["format"] == 1
+    assert fields["format"] == FORMAT
     vaults = fields["state"]["worlds"][0][1]["regions"]["us"]["vaults"]
     assert any(v.get("name") == "In the file" for v in vaults)  # readable: the vault is there
 
@@ -291,7 +292,7 @@ def _flip(data: bytes) -> bytes:
         (lambda data: b"", "empty"),
         (lambda data: b"[1, 2]", "no 'format' and 'state'"),
         (_flip, "checksum"),
-        (lambda data: _changed(data, format=2), "format 2"),
+        (lambda data: _changed(data, format=FORMAT + 1), f"format {FORMAT + 1}"),
         (lambda data: _changed(data, format="1"), "not a snapshot format"),
         (lambda data: _changed(data, seed="0" * 64), "another seed"),
         (lambda data: _changed(data, random_seed=1), "--random-seed 1"),

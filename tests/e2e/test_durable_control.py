@@ -107,3 +107,40 @@ def test_a_call_from_a_web_page_stays_refused_after_a_restart(tmp_path: Path) ->
         assert _ok(client.get(f"/v1/vaults/{vault['id']}"))["name"] == "Kept"
     finally:
         server.stop()
+
+
+def test_account_sandboxes_survive_kill_9(tmp_path: Path) -> None:
+    """Accounts with a clock of their own, their data, clock moves, scenarios and snapshots are
+    there again after `kill -9` and a restart, on a server with a real clock."""
+    server = DurableServer(tmp_path / "state")
+    client = server.start()
+    own = {"name": "Own", "clock": {"mode": "frozen", "start_time": "2030-01-01T00:00:00Z"}}
+    made = _ok(client.post("/_mock/accounts", json=own), 201)
+    follower = _ok(client.post("/_mock/accounts", json={"name": "Follower"}), 201)
+    base = f"/_mock/accounts/{made['id']}"
+    url = f"http://127.0.0.1:{server.port}"
+    with httpx.Client(base_url=url, headers=auth(made["keys"]["full"])) as mine:
+        vault = _ok(mine.post("/v1/vaults", json={"name": "Own vault", "region": "us"}), 201)
+        _ok(client.post(f"{base}/snapshots", json={"name": "one-vault"}), 201)
+        _ok(mine.post("/v1/vaults", json={"name": "Second", "region": "us"}), 201)
+        _ok(client.post(f"{base}/clock/advance", json={"seconds": 90}))
+        _ok(client.post(f"{base}/scenarios", json={"yaml": SCENARIO}), 201)
+    with httpx.Client(base_url=url, headers=auth(follower["keys"]["full"])) as theirs:
+        _ok(theirs.post("/v1/vaults", json={"name": "Theirs", "region": "us"}), 201)
+    server.kill()
+
+    client = server.start()
+    try:
+        url = f"http://127.0.0.1:{server.port}"
+        with httpx.Client(base_url=url, headers=auth(made["keys"]["full"])) as mine:
+            names = [v["name"] for v in _ok(mine.get("/v1/vaults"))["data"]]
+            assert sorted(names) == ["Own vault", "Second"]
+            assert mine.get("/v1/vaults/vault_teapot").status_code == 418
+            assert _ok(client.get(base))["clock"]["now"] == "2030-01-01T00:01:30Z"
+            _ok(client.post(f"{base}/snapshots/one-vault/restore"))
+            assert [v["id"] for v in _ok(mine.get("/v1/vaults"))["data"]] == [vault["id"]]
+            verify(all_events(mine))
+        with httpx.Client(base_url=url, headers=auth(follower["keys"]["full"])) as theirs:
+            assert [v["name"] for v in _ok(theirs.get("/v1/vaults"))["data"]] == ["Theirs"]
+    finally:
+        server.stop()

@@ -12,8 +12,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mockserver.engine.control_plane import clock, scenarios, seed, snapshots, webhooks
-from mockserver.engine.control_plane.call import guarded
+from mockserver.engine.control_plane import (
+    accounts,
+    clock,
+    scenarios,
+    seed,
+    snapshots,
+    webhooks,
+)
+from mockserver.engine.control_plane.call import guarded, scoped
 from mockserver.engine.routing import Route
 
 if TYPE_CHECKING:
@@ -37,7 +44,10 @@ def control_routes(sandbox: Sandbox) -> list[Route]:
         (["GET"], "/_mock/scenarios", scenarios.list_scenarios),
         (["DELETE"], "/_mock/scenarios", scenarios.unload),
         (["GET"], "/_mock/requests", scenarios.requests),
-        (["POST"], "/_mock/accounts", scenarios.new_account),
+        (["POST"], "/_mock/accounts", accounts.new_account),
+        (["GET"], "/_mock/accounts", accounts.list_accounts),
+        (["GET"], "/_mock/accounts/{account_id}", accounts.get_account),
+        (["DELETE"], "/_mock/accounts/{account_id}", accounts.delete_account),
         (["POST"], "/_mock/requests/verify", scenarios.verify_requests),
         (["POST"], "/_mock/snapshots", snapshots.save),
         (["GET"], "/_mock/snapshots", snapshots.listing),
@@ -47,4 +57,26 @@ def control_routes(sandbox: Sandbox) -> list[Route]:
         (["DELETE"], "/_mock/snapshots/{name}", snapshots.delete),
         (["GET"], "/_mock/seed", seed.export),
     ]
-    return [guarded(sandbox, methods, path, endpoint) for methods, path, endpoint in table]
+    # The same endpoints on one account's sandbox, under /_mock/accounts/{account_id}.
+    per_account = [
+        (["POST"], "/reset", clock.reset),
+        (["GET"], "/clock", clock.get_clock),
+        (["POST"], "/clock/advance", clock.advance_clock),
+        (["POST"], "/clock/set", clock.set_clock),
+        (["GET"], "/webhooks/deliveries", webhooks.list_deliveries),
+        (["POST"], "/webhooks/wait", webhooks.wait),
+        (["POST"], "/scenarios", scenarios.load),
+        (["GET"], "/scenarios", scenarios.list_scenarios),
+        (["DELETE"], "/scenarios", scenarios.unload),
+        (["GET"], "/requests", scenarios.requests),
+        (["POST"], "/requests/verify", scenarios.verify_requests),
+        (["POST"], "/snapshots", snapshots.save),
+        (["GET"], "/snapshots", snapshots.listing),
+        (["POST"], "/snapshots/upload", snapshots.upload),
+        (["POST"], "/snapshots/{name}/restore", snapshots.restore),
+        (["GET"], "/snapshots/{name}/download", snapshots.download),
+        (["DELETE"], "/snapshots/{name}", snapshots.delete),
+    ]
+    return [guarded(sandbox, methods, path, endpoint) for methods, path, endpoint in table] + [
+        scoped(sandbox, methods, path, endpoint) for methods, path, endpoint in per_account
+    ]

@@ -20,6 +20,7 @@ from mockserver.engine.request import Request, Response
 from mockserver.engine.routing import Route
 
 if TYPE_CHECKING:
+    from mockserver.engine.accounts.sandboxes import AccountSandboxes
     from mockserver.engine.control import Control
     from mockserver.engine.pipeline import Turn
     from mockserver.engine.sandbox import Sandbox
@@ -28,15 +29,26 @@ Endpoint = Callable[["ControlCall"], Awaitable[Response]]
 
 
 class ControlCall:
-    """One control-plane request."""
+    """One control-plane request: `sandbox` is the one it steers (an account's, under
+    `/_mock/accounts/{account_id}/`), `server` the server's."""
 
-    __slots__ = ("_query", "params", "sandbox", "turn")
+    __slots__ = ("_query", "params", "sandbox", "server", "turn")
 
-    def __init__(self, sandbox: Sandbox, turn: Turn, params: dict[str, Any]) -> None:
+    def __init__(
+        self, sandbox: Sandbox, turn: Turn, params: dict[str, Any], server: Sandbox | None = None
+    ) -> None:
         self.sandbox = sandbox
+        self.server = server or sandbox
         self.turn = turn
         self.params = params
         self._query: dict[str, str] | None = None
+
+    @property
+    def tenants(self) -> AccountSandboxes:
+        """The server's account sandboxes."""
+        tenants = self.server.tenants
+        assert tenants is not None  # a server's sandbox always has them
+        return tenants
 
     @property
     def request(self) -> Request:
@@ -95,3 +107,18 @@ def guarded(sandbox: Sandbox, methods: list[str], path: str, endpoint: Endpoint)
         return await endpoint(ControlCall(sandbox, turn, params))
 
     return Route(methods, path, serve)
+
+
+def scoped(sandbox: Sandbox, methods: list[str], path: str, endpoint: Endpoint) -> Route:
+    """The route of a server endpoint run on one account's sandbox, under
+    `/_mock/accounts/{account_id}`: 404 for no such account, 409 for a seeded one."""
+    token = sandbox.settings.admin_token
+
+    async def serve(turn: Turn, params: dict[str, Any]) -> Response:
+        check_admin_token(token, turn.request.text_header("x-mock-admin-token"))
+        tenants = sandbox.tenants
+        assert tenants is not None
+        tenant = tenants.get(params["account_id"])
+        return await endpoint(ControlCall(tenant.sandbox, turn, params, sandbox))
+
+    return Route(methods, f"/_mock/accounts/{{account_id}}{path}", serve)

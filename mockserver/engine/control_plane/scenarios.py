@@ -1,11 +1,10 @@
-"""`/_mock` scenarios, the request journal and new accounts (docs/reference/control-plane.md).
+"""`/_mock` scenarios and the request journal (docs/reference/control-plane.md).
 
 POST   /_mock/scenarios   {"name": "legal_hold"} or {"yaml": "...", "source"?: "file.yaml"}
 GET    /_mock/scenarios   loaded scenarios (with rule counters) and the shipped names
 DELETE /_mock/scenarios   disarm every rule, fault, deprecation and timeline
 GET    /_mock/requests    the request journal, newest first, filtered
 POST   /_mock/requests/verify   did the client send what a test expected (engine/verify.py)
-POST   /_mock/accounts    {"region"?: "us"|"eu", "name"?} -> a fresh isolated account
 """
 
 from __future__ import annotations
@@ -14,8 +13,6 @@ from typing import Any
 
 from mockserver.core.errors import ScenarioError, ValidationError
 from mockserver.domain import validation as v
-from mockserver.domain.accounts import NAME_MAX
-from mockserver.domain.models import REGIONS
 from mockserver.engine.answers import json_response
 from mockserver.engine.control_plane.call import ControlCall
 from mockserver.engine.request import Response
@@ -72,6 +69,7 @@ async def requests(call: ControlCall) -> Response:
         path=query.get("path"),
         status=status,
         key=query.get("key"),
+        account=query.get("account"),
         limit=v.limit(query.get("limit"), default=100, maximum=JOURNAL_PAGE_MAX),
     )
     return json_response(
@@ -83,31 +81,3 @@ async def verify_requests(call: ControlCall) -> Response:
     """A bad matcher is 422 with `param`."""
     matcher = parse_matcher(await call.json())
     return json_response(verify(matcher, call.sandbox.journal.entries()))
-
-
-async def new_account(call: ControlCall) -> Response:
-    """A fresh account with its keys; an empty body means the defaults."""
-    body: dict[str, Any] = {}
-    if (await call.body()).strip():
-        body = await call.json()
-    region = v.choice(body.get("region", "us"), "region", REGIONS)
-    name = body.get("name")
-    if name is not None:
-        name = v.string(name, "name", max_len=NAME_MAX)
-    made = call.control.new_account(region, name)
-    account = made.account
-    return json_response(
-        {
-            "id": account.id,
-            "object": "account",
-            "name": account.name,
-            "default_region": account.default_region,
-            "environment": "sandbox",
-            "keys": {"full": made.full.key, "readonly": made.readonly.key},
-            "users": [
-                {"email": user.email, "permissions": list(user.permissions)}
-                for user in account.users
-            ],
-        },
-        status=201,
-    )

@@ -1,7 +1,7 @@
 """`/_mock/webhooks` and `/_mock/events`: the deliveries journal, redelivery, waiting for
 quiet, making an event happen and sending one again.
 
-    GET  /_mock/webhooks/deliveries?endpoint_id=&event_id=&event_type=&status=&after=
+    GET  /_mock/webhooks/deliveries?endpoint_id=&event_id=&event_type=&status=&after=&account=
     POST /_mock/webhooks/deliveries/{id}/redeliver     queue the event again
     POST /_mock/webhooks/wait {"timeout"?: s}          until no attempt is in flight
     POST /_mock/events/trigger {"type", "overrides"?: {FIELD: VALUE}, "key"?}
@@ -27,12 +27,22 @@ async def list_deliveries(call: ControlCall) -> Response:
     status = query.get("status")
     if status is not None:
         v.choice(status, "status", DELIVERY_STATUSES)
-    selected = call.sandbox.webhooks.journal.select(
-        endpoint_id=query.get("endpoint_id"),
-        event_id=query.get("event_id"),
-        event_type=query.get("event_type"),
-        status=status,
-    )
+    sandboxes = [call.sandbox]
+    account = query.get("account")
+    if account is not None:  # one account's deliveries
+        sandboxes = [call.tenants.get(account).sandbox]
+    elif call.sandbox.tenants is not None:  # the server's: its own, then each account's
+        sandboxes += [tenant.sandbox for tenant in call.sandbox.tenants]
+    selected = [
+        delivery
+        for sandbox in sandboxes
+        for delivery in sandbox.webhooks.journal.select(
+            endpoint_id=query.get("endpoint_id"),
+            event_id=query.get("event_id"),
+            event_type=query.get("event_type"),
+            status=status,
+        )
+    ]
     after = query.get("after")
     if after is not None:  # only those listed after this one (`mockserver listen` reads on)
         listed = list(selected)

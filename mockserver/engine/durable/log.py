@@ -218,10 +218,10 @@ class Durability:
         """Run timers as the real clock reaches them, each run an input of the log."""
         scheduler, clock = self.store.scheduler, self.clock
         while True:
-            due = scheduler.next_due()
+            due = scheduler.next_due_followed()  # accounts on the server clock have timers too
             wait = TICK if due is None else min(TICK, max(0.0, due - clock.unpinned()))
             await asyncio.sleep(wait)
-            due = scheduler.next_due()
+            due = scheduler.next_due_followed()
             if due is None or due > clock.unpinned():
                 continue
             await self.lock.acquire()

@@ -35,15 +35,34 @@ from mockserver.engine.snapshots.kinds import Invalid
 if TYPE_CHECKING:
     from mockserver.engine.sandbox import Sandbox
 
-FORMAT = 1
+FORMAT = 2
+DAMAGED = (
+    "The file is damaged: its state does not match its checksum ('sha256'; leave it out of a "
+    "file edited by hand)."
+)
 MAX_BYTES = 256 << 20  # bytes of JSON a file may hold, once decompressed
 _GZIP = b"\x1f\x8b"
 _PICKLE = b"MOCKSNAP\n"  # the header of the files of mockserver 0.x before the data format
 
-# format N -> N + 1, applied in turn to the parsed file before it is read. Format 1 is the
-# first: when the state changes shape, FORMAT becomes 2 and MIGRATIONS[1] rewrites a format 1
-# file into format 2 (docs/reference/snapshot-format.md says how).
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+# format N -> N + 1, applied in turn to the parsed file before it is read: when the state
+# changes shape, FORMAT goes up by one and MIGRATIONS[FORMAT - 1] rewrites a file of the format
+# before (docs/reference/snapshot-format.md says how).
+def _accounts_of_their_own(parsed: dict[str, Any]) -> dict[str, Any]:
+    """Format 1 -> 2: account sandboxes (`state.account_sandboxes`, none in a format 1 file)
+    and the account of each journal entry (none: the server's sandbox answered them all)."""
+    state = parsed.get("state")
+    if type(state) is dict:
+        state.setdefault("account_sandboxes", [])
+        journal = state.get("journal")
+        entries = journal.get("entries") if type(journal) is dict else None
+        for entry in entries if type(entries) is list else []:
+            if type(entry) is dict and entry.get("$") == "Entry":
+                entry.setdefault("account", None)
+    return parsed
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _accounts_of_their_own}
 
 
 def identity(sandbox: Sandbox) -> dict[str, Any]:
@@ -85,10 +104,7 @@ def parse(
         and checksum is not None
         and checksum != _checksum(parsed["created_at"], parsed["state"])
     ):
-        raise SnapshotError(
-            "The file is damaged: its state does not match its checksum ('sha256'; leave it "
-            "out of a file edited by hand)."
-        )
+        raise SnapshotError(DAMAGED)
     return parsed
 
 
@@ -137,9 +153,17 @@ def _migrated(parsed: dict[str, Any]) -> dict[str, Any]:
             f"The file is in snapshot format {version}, from a later mockserver; this server "
             f"reads formats 1 to {FORMAT}."
         )
+    if version == FORMAT:
+        return parsed
+    checksum = parsed.get("sha256")
+    if checksum is not None:  # checked as written, then worked out again for the new state
+        if checksum != _checksum(parsed.get("created_at"), parsed.get("state")):
+            raise SnapshotError(DAMAGED)
     while version < FORMAT:
         parsed = MIGRATIONS[version](parsed)
         version = parsed["format"] = version + 1
+    if checksum is not None:
+        parsed["sha256"] = _checksum(parsed.get("created_at"), parsed.get("state"))
     return parsed
 
 

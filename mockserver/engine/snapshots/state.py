@@ -15,14 +15,19 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any
 
+from mockserver.core.errors import ApiError
+from mockserver.domain.accounts import account_with
 from mockserver.domain.models import Account
+from mockserver.engine.accounts.spec import parse_spec
 
 # The modules that declare the records a file may hold (importing them registers them).
 from mockserver.engine.snapshots import resources, worlds  # noqa: F401
 from mockserver.engine.snapshots.kinds import (
+    MAX_INT,
     DictOf,
     Invalid,
     Json,
+    Kind,
     ListOf,
     Num,
     Obj,
@@ -39,6 +44,7 @@ from mockserver.engine.snapshots.traffic import ANONYMOUS, WINDOWS
 
 if TYPE_CHECKING:
     from mockserver.domain.store import Store
+    from mockserver.engine.accounts.sandboxes import AccountSandbox
     from mockserver.engine.sandbox import Sandbox
 
 WORLD_KEY = Tuple(TEXT, ENVIRONMENT)
@@ -57,6 +63,92 @@ class _Accounts(DictOf):
                 raise Invalid(f"account {account.id!r} is listed as {account_id!r}")
         into.context.accounts = accounts
         return accounts
+
+
+class _AccountSandboxes(Kind):
+    """The sandboxes of the accounts made through the control plane: each as its creation
+    (`spec`, id, keys, the seed of its id streams) and its own state, in this same format
+    (without journal entries: the server's journal holds them, marked with the account)."""
+
+    def encode(self, value: Any, out: Writer) -> Any:
+        return [
+            {
+                "id": tenant.id,
+                "keys": list(tenant.keys()),
+                "spec": tenant.spec.as_json(),
+                "random_seed": tenant.random_seed,
+                "state": capture(tenant.sandbox, journal=False),
+            }
+            for tenant in value
+        ]
+
+    def decode(self, data: Any, into: Reader) -> Any:
+        if type(data) is not list:
+            raise Invalid("must be a list of account sandboxes")
+        loading: Loading = into.context
+        made: list[tuple[AccountSandbox, dict[str, Any]]] = []
+        seen: set[str] = set()
+        for index, item in enumerate(data):
+            try:
+                tenant = _tenant(loading.sandbox, item)
+                if tenant.id in seen or tenant.id in loading.accounts:
+                    raise Invalid(f"account {tenant.id!r} is in the file twice")
+                seen.add(tenant.id)
+                inner = read(tenant.sandbox, item["state"])
+                if set(inner["accounts"]) != {tenant.id}:
+                    raise Invalid("an account's sandbox must hold that account alone")
+            except Invalid as error:
+                error.path.append(index)
+                raise
+            made.append((tenant, inner))
+        return made
+
+    def schema(self) -> dict[str, Any]:
+        return {
+            "type": "array",
+            "description": self.__doc__ or "",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "keys": {"type": "array", "items": {"type": "string"}},
+                    "spec": {"type": "object"},
+                    "random_seed": {"type": "integer", "minimum": 0, "maximum": MAX_INT},
+                    "state": {"type": "object", "description": "A `state` of this format."},
+                },
+                "required": ["id", "keys", "spec", "random_seed", "state"],
+                "additionalProperties": False,
+            },
+        }
+
+
+def _tenant(server: Sandbox, item: Any) -> AccountSandbox:
+    """An account sandbox built, not yet registered, from its entry in a file."""
+    fields = {"id", "keys", "spec", "random_seed", "state"}
+    if type(item) is not dict or item.keys() != fields:
+        raise Invalid(f"must be an object of {', '.join(sorted(fields))}")
+    account_id, keys, raw_spec, random_seed = (
+        item["id"],
+        item["keys"],
+        item["spec"],
+        item["random_seed"],
+    )
+    if type(account_id) is not str or not 0 < len(account_id) <= 64:
+        raise Invalid("'id' must be an account id")
+    if type(keys) is not list or len(keys) != 2 or any(type(k) is not str for k in keys):
+        raise Invalid("'keys' must be the account's full and read-only keys")
+    if type(random_seed) is not int or not 0 <= random_seed <= MAX_INT:
+        raise Invalid(f"'random_seed' must be a whole number from 0 to {MAX_INT}")
+    if type(raw_spec) is not dict:
+        raise Invalid("'spec' must be an account's creation body")
+    try:
+        spec = parse_spec({k: v for k, v in raw_spec.items() if v is not None}, 0.0)
+    except ApiError as error:
+        raise Invalid(f"'spec': {error.message}") from None
+    tenants = server.tenants
+    assert tenants is not None
+    made = account_with(account_id, spec.name, spec.region, keys[0], keys[1])
+    return tenants.build(spec, made, random_seed)
 
 
 STATE = Obj(
@@ -105,18 +197,21 @@ STATE = Obj(
         ),
         "scheduler": Obj({"order": COUNT, "timers": Timers()}),
         "journal": Obj({"seq": COUNT, "entries": ListOf(Rec("Entry"))}),
+        "account_sandboxes": _AccountSandboxes(),
     },
     "Everything the sandbox has become since its seed.",
 )
 
 
-def capture(sandbox: Sandbox) -> dict[str, Any]:
-    """The sandbox's state as JSON values (call with no background work running)."""
+def capture(sandbox: Sandbox, *, journal: bool = True) -> dict[str, Any]:
+    """The sandbox's state as JSON values (call with no background work running); `journal`:
+    with its journal entries (an account's, inside the server's state: without)."""
     store, webhooks, scenarios = sandbox.store, sandbox.webhooks, sandbox.scenarios
     oauth = store.oauth
     timers, order = store.scheduler.saved()
     now, frozen_at, mode = store.clock.saved()
     limits, kept = store.rate_limits, store.idempotency
+    seq, entries = sandbox.journal.saved() if journal else (0, [])
     value = {
         "clock": {"now": now, "frozen_at": frozen_at, "mode": mode},
         "accounts": store.accounts,
@@ -154,7 +249,8 @@ def capture(sandbox: Sandbox) -> dict[str, Any]:
             "timeline_errors": scenarios.timeline_errors,
         },
         "scheduler": {"order": order, "timers": timers},
-        "journal": {"seq": sandbox.journal._seq, "entries": sandbox.journal._entries},
+        "journal": {"seq": seq, "entries": entries},
+        "account_sandboxes": [] if sandbox.tenants is None else list(sandbox.tenants),
     }
     out = Writer()
     encoded: dict[str, Any] = STATE.encode(value, out)
@@ -231,6 +327,8 @@ def apply(sandbox: Sandbox, state: dict[str, Any]) -> None:
     scenarios.pending_webhooks = loaded["pending_webhooks"]
     scenarios.timeline_errors = loaded["timeline_errors"]
     scenarios._rearm()
-    journal = sandbox.journal
-    journal._entries = deque(state["journal"]["entries"], maxlen=journal._entries.maxlen)
-    journal._seq = state["journal"]["seq"]
+    sandbox.journal.restore(state["journal"]["seq"], state["journal"]["entries"])
+    if sandbox.tenants is not None:
+        sandbox.tenants.replace([tenant for tenant, _ in state["account_sandboxes"]])
+        for tenant, inner in state["account_sandboxes"]:
+            apply(tenant.sandbox, inner)

@@ -128,6 +128,7 @@ _ENTRY_LATER = (
     "duration",
     "rule",
     "explain",
+    "account",
 )
 
 
@@ -164,6 +165,7 @@ record(
             "duration": SECONDS,
             "rule": Opt(TEXT),
             "explain": REFUSAL,
+            "account": Opt(TEXT),
         },
         make=_entry,
     )

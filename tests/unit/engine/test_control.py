@@ -69,6 +69,6 @@ def test_scenarios_load_by_name_and_unload(sandbox: Sandbox) -> None:
 
 
 def test_new_accounts_are_isolated(sandbox: Sandbox) -> None:
-    made = sandbox.control.new_account("eu", "Team B")
+    made = sandbox.control.new_account("eu", "Team B").made
     assert made.account.default_region == "eu"
     assert made.full.key != made.readonly.key

@@ -1,0 +1,217 @@
+"""The server's account sandboxes: making, finding, routing to and removing them.
+
+Every account made through `POST /_mock/accounts` gets a sandbox of its own (see the package's
+docstring). The server's pipeline asks `owner` which sandbox answers an API request: the one
+holding the bearer credential, or for a pre-signed export download (no credential) the one
+holding the export. Accounts on the server clock (`FollowClock`) have their schedulers follow
+the server's, so moving the server clock runs their timers in due order with its own; those
+with a clock of their own are ticked with the server's (a real one moves by itself) and
+waited for when the server waits for its webhook attempts. A reset of the server removes every
+account sandbox, as it always forgot the accounts made since the seed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from mockserver.core.clock import Clock, FollowClock, FrozenClock, RealClock, parse_ts
+from mockserver.core.config import DEFAULT_START_TIME
+from mockserver.core.errors import Conflict, NotFound
+from mockserver.core.ids import IdFactory
+from mockserver.domain.accounts import NewAccount, make_account
+from mockserver.engine.accounts.spec import AccountSpec
+from mockserver.engine.request import Request
+
+if TYPE_CHECKING:
+    from mockserver.engine.pipeline import Pipeline
+    from mockserver.engine.sandbox import Sandbox
+
+Build = Callable[["Sandbox", NewAccount, int, Clock], "Sandbox"]
+
+_DOWNLOAD = re.compile(r"/v1/audit_logs/export/([^/]+)/download$")
+
+
+@dataclass(slots=True)
+class AccountSandbox:
+    """One account made through the control plane and the sandbox that holds it."""
+
+    spec: AccountSpec
+    made: NewAccount  # the account and its keys as created
+    random_seed: int  # of its id streams
+    sandbox: Sandbox
+
+    @property
+    def id(self) -> str:
+        return self.made.account.id
+
+    @property
+    def own_clock(self) -> bool:
+        return self.spec.clock is not None
+
+    def keys(self) -> tuple[str, str]:
+        return self.made.full.key, self.made.readonly.key
+
+
+class AccountSandboxes:
+    """The account sandboxes of one server sandbox, by account id, name and key."""
+
+    def __init__(self, server: Sandbox, build: Build) -> None:
+        self.server = server
+        self._build = build
+        self.by_id: dict[str, AccountSandbox] = {}
+        self._by_key: dict[str, AccountSandbox] = {}
+        self._by_name: dict[str, AccountSandbox] = {}
+        server.store.reset_hooks.append(self.clear)
+
+    def __len__(self) -> int:
+        return len(self.by_id)
+
+    def __iter__(self) -> Iterator[AccountSandbox]:
+        return iter(list(self.by_id.values()))
+
+    # -- making and removing -------------------------------------------------------------
+
+    def open(self, spec: AccountSpec) -> AccountSandbox:
+        """A new account sandbox for `spec`; 409 for a name in use."""
+        server = self.server
+        if spec.name is not None and self.name_in_use(spec.name):
+            raise Conflict(f"An account named '{spec.name[:64]}' exists already.", param="name")
+        if spec.name is None:
+            made = server.accounts.make(spec.region, None, self._taken)
+            random_seed = server.store.random_seed
+        else:
+            random_seed = spec.identity_seed(server.store.random_seed)
+            ids = IdFactory(random_seed, "account")
+            made = make_account(ids, spec.region, spec.name, self._taken_anywhere)
+        tenant = self.build(spec, made, random_seed)
+        self._register(tenant)
+        return tenant
+
+    def build(self, spec: AccountSpec, made: NewAccount, random_seed: int) -> AccountSandbox:
+        """The sandbox of an account made already (`open`; a snapshot's), not registered."""
+        sandbox = self._build(self.server, made, random_seed, self._clock(spec))
+        return AccountSandbox(spec, made, random_seed, sandbox)
+
+    def _register(self, tenant: AccountSandbox) -> None:
+        spec = tenant.spec
+        self.by_id[tenant.id] = tenant
+        for key in tenant.keys():
+            self._by_key[key] = tenant
+        if spec.name is not None:
+            self._by_name[spec.name] = tenant
+        scheduler = tenant.sandbox.store.scheduler
+        server_scheduler = self.server.store.scheduler
+        if spec.clock is None:
+            server_scheduler.followers.append(scheduler)
+        else:  # ticked (a real clock) and waited for (`settle`) with the server's
+            server_scheduler.companions.append(scheduler)
+        self.server.pipeline.elsewhere = self.owner
+
+    def _clock(self, spec: AccountSpec) -> Clock:
+        if spec.clock is None:
+            return FollowClock(self.server.store.clock)
+        if spec.clock.mode == "frozen":
+            return FrozenClock(spec.clock.start)
+        server = self.server.store.clock
+        clock = RealClock(server if isinstance(server, RealClock) else None)
+        clock.start_at(spec.clock.start)
+        return clock
+
+    def remove(self, account_id: str) -> None:
+        """Remove an account sandbox: its timers and work stop, its journal entries go."""
+        tenant = self.by_id.pop(account_id)
+        for key in tenant.keys():
+            self._by_key.pop(key, None)
+        if tenant.spec.name is not None:
+            self._by_name.pop(tenant.spec.name, None)
+        self._detach(tenant)
+        self.server.journal.forget(account_id)
+        if not self.by_id:
+            self.server.pipeline.elsewhere = None
+
+    def _detach(self, tenant: AccountSandbox) -> None:
+        scheduler = tenant.sandbox.store.scheduler
+        server_scheduler = self.server.store.scheduler
+        for group in (server_scheduler.followers, server_scheduler.companions):
+            if scheduler in group:
+                group.remove(scheduler)
+        scheduler.clear()
+
+    def clear(self) -> None:
+        """Remove every account sandbox (a reset of the server)."""
+        for tenant in self.by_id.values():
+            self._detach(tenant)
+        self.by_id, self._by_key, self._by_name = {}, {}, {}
+        self.server.pipeline.elsewhere = None
+
+    def replace(self, tenants: list[AccountSandbox]) -> None:
+        """Put these account sandboxes in place of every current one (a snapshot restored)."""
+        self.clear()
+        for tenant in tenants:
+            self._register(tenant)
+
+    def default_start(self) -> float:
+        """Where an own clock starts when its body names no time: the server clock's start
+        time (its `--start-time`, else the default), whatever the server clock reads now."""
+        start_time = self.server.settings.start_time or DEFAULT_START_TIME
+        return parse_ts(start_time)
+
+    # -- finding -------------------------------------------------------------------------
+
+    def get(self, account_id: str) -> AccountSandbox:
+        """The sandbox of account `account_id`: 404 for no account, 409 for one of the seed
+        (it lives in the server's sandbox)."""
+        tenant = self.by_id.get(account_id)
+        if tenant is None:
+            if account_id in self.server.store.accounts:
+                raise Conflict(
+                    f"Account '{account_id}' comes from the seed and has no sandbox of its own; "
+                    "make one with POST /_mock/accounts.",
+                    param="account",
+                )
+            raise NotFound.resource("account", account_id)
+        return tenant
+
+    def name_in_use(self, name: str) -> bool:
+        return name in self._by_name or any(
+            account.name == name for account in self.server.store.accounts.values()
+        )
+
+    def _taken(self, ident: str) -> bool:
+        """An id or key an account sandbox holds."""
+        return ident in self.by_id or ident in self._by_key
+
+    def _taken_anywhere(self, ident: str) -> bool:
+        store = self.server.store
+        return self._taken(ident) or ident in store.accounts or ident in store.keys
+
+    def owner(self, request: Request) -> Pipeline | None:
+        """The pipeline of the account sandbox that answers `request`, or None (the server)."""
+        token = _bearer(request)
+        if token is not None:
+            tenant = self._by_key.get(token)
+            return None if tenant is None else tenant.sandbox.pipeline
+        found = _DOWNLOAD.search(request.path)
+        if found is not None:
+            export_id = found.group(1)
+            for tenant in self.by_id.values():
+                if export_id in tenant.sandbox.store.export_worlds:
+                    return tenant.sandbox.pipeline
+        return None
+
+
+def _bearer(request: Request) -> str | None:
+    """The token of the last `Authorization: Bearer` header, or None."""
+    value = None
+    for name, raw in request.headers:
+        if name == b"authorization":
+            value = raw
+    if value is None:
+        return None
+    scheme, _, token = value.decode("latin-1").strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return token.strip() or None
