@@ -7,6 +7,8 @@ before every test that uses it, with a frozen clock. Fixtures:
   control-plane helpers); `@pytest.mark.mock_server(tls=True)` (or indirect parametrisation
   with `{"tls": True}`) serves the same app over HTTPS with a throwaway CA at `ca_bundle`.
 - `mock_client`: an in-process httpx client on the same app, authenticated with the full key.
+- `mock_account`: the test's own account on the live server, with its own frozen clock, named
+  after the test's node id; nothing resets the server for it (testing/account.py).
 - `@pytest.mark.mock_scenario("name")`: load a scenario for one test.
 
 A scenario the mock refuses fails the test with the mock's `file:line: message` lines and no
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
 
     from mockserver.domain.store import Store
     from mockserver.engine.control import Control
+    from mockserver.testing.account import MockAccount
     from mockserver.testing.inprocess import InProcessTransport
     from mockserver.testing.live import LiveServer
     from mockserver.testing.mock_client import MockClient
@@ -209,18 +212,21 @@ class MockServer(Verifying):
         """Load a scenario by name (from the shipped scenarios) or from a YAML file (a path
         ending in .yaml or .yml). A bad one raises ScenarioRefused and loads nothing."""
         __tracebackhide__ = True  # a refusal is shown at the test's line, not in the plugin
+        return self._post_scenario("/_mock/scenarios", name_or_path)
+
+    def _post_scenario(self, endpoint: str, name_or_path: str | Path) -> Any:
+        """Load a scenario through `endpoint` (the server's, or an account's)."""
+        __tracebackhide__ = True
         path = Path(name_or_path)
         if path.suffix in (".yaml", ".yml"):
             body = {"yaml": _scenario_text(path), "source": str(path)}  # errors name the file
         else:
             body = {"name": str(name_or_path)}
-        response = self._admin.post("/_mock/scenarios", json=body)
+        response = self._admin.post(endpoint, json=body)
         if response.status_code in (404, 422):  # not a scenario, or a bad one
             raise ScenarioRefused(response.json()["error"]["message"])
         if response.status_code >= 400:
-            raise RuntimeError(
-                f"POST /_mock/scenarios failed: {response.status_code} {response.text}"
-            )
+            raise RuntimeError(f"POST {endpoint} failed: {response.status_code} {response.text}")
         return response.json()
 
     def requests(self, **filters: Any) -> list[dict[str, Any]]:
@@ -454,6 +460,24 @@ def mock_server(request: pytest.FixtureRequest, _mock_session: _SessionMock) -> 
         options.update(marker.kwargs)
     _mock_session.fresh(request)
     return _mock_session.server(tls=bool(options.get("tls")))
+
+
+@pytest.fixture
+def mock_account(
+    request: pytest.FixtureRequest, _mock_session: _SessionMock
+) -> Iterator[MockAccount]:
+    """This test's own account on the session's server, with a frozen clock of its own, named
+    after the test's node id: its answers are the same whatever else runs on the server. Its
+    clock, reset, snapshots, scenarios and journal are its own; nothing resets the server for
+    it. Removed after the test."""
+    from mockserver.testing.account import MockAccount, account_name
+
+    if {"mock_server", "mock_client"} & set(request.fixturenames):
+        _mock_session.fresh(request)  # their reset first, or it would remove the account
+    server = _mock_session.server(tls=False)
+    account = MockAccount.open(server, account_name(request.node.nodeid))
+    yield account
+    account.remove()
 
 
 @pytest.fixture

@@ -1,0 +1,139 @@
+"""`mock_account`: one test's own account on the session's server (or a shared one).
+
+Each test gets an account made through `POST /_mock/accounts`, with a frozen clock of its own
+and named after the test's node id, so its ids, keys and answers are the same whatever other
+tests run before or beside it (xdist workers on one server included). Everything here acts on
+that account alone: its clock, reset, snapshots, scenarios, journal and the request assertions
+of `Verifying`. The account is removed when the test ends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mockserver.testing.verification import Matcher, Verifying
+
+if TYPE_CHECKING:
+    import httpx
+
+    from mockserver.testing.plugin import MockServer
+
+NAME_MAX = 200  # characters of an account name
+
+
+def account_name(node_id: str) -> str:
+    """The account name of a test: its node id, shortened with a digest past the limit."""
+    if len(node_id) <= NAME_MAX:
+        return node_id
+    digest = hashlib.sha256(node_id.encode()).hexdigest()[:16]
+    return f"{node_id[: NAME_MAX - 17]}#{digest}"
+
+
+class MockAccount(Verifying):
+    """One test's account: `id`, `keys` (`full`, `readonly`), `api_key` (the full one), and the
+    control of its own sandbox."""
+
+    def __init__(self, server: MockServer, made: dict[str, Any]) -> None:
+        self._server = server
+        self._admin = server._admin
+        self.id: str = made["id"]
+        self.keys: dict[str, str] = made["keys"]
+        self.api_key = self.keys["full"]
+        self.name: str = made["name"]
+        self._path = f"/_mock/accounts/{self.id}"
+
+    @classmethod
+    def open(cls, server: MockServer, name: str) -> MockAccount:
+        """Make the account (a frozen clock of its own, at the server's start time)."""
+        body = {"name": name, "clock": {"mode": "frozen"}}
+        response = server._admin.post("/_mock/accounts", json=body)
+        if response.status_code != 201:
+            raise RuntimeError(
+                f"POST /_mock/accounts failed: {response.status_code} {response.text}"
+            )
+        return cls(server, response.json())
+
+    @property
+    def base_url(self) -> str:
+        """`{base_url}` of the API (`http://127.0.0.1:PORT/v1`)."""
+        return self._server.base_url
+
+    def client(self, api_key: str | None = None, **kwargs: Any) -> httpx.Client:
+        """An httpx client on `base_url` over the socket, authenticated as this account (its
+        full key unless told otherwise)."""
+        return self._server.client(api_key or self.api_key, **kwargs)
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = self._admin.request(method, f"{self._path}{path}", **kwargs)
+        if response.status_code >= 400:
+            raise RuntimeError(
+                f"{method} {self._path}{path} failed: {response.status_code} {response.text}"
+            )
+        return response.json()
+
+    def _verify_call(self, body: Matcher) -> dict[str, Any]:
+        answer: dict[str, Any] = self._call("POST", "/requests/verify", json=body)
+        return answer
+
+    def _last_seq(self) -> int:
+        data = self.requests(limit=1)
+        return int(data[0]["seq"]) if data else 0
+
+    def now(self) -> str:
+        """The account's clock, RFC 3339."""
+        now: str = self._call("GET", "/clock")["now"]
+        return now
+
+    def advance(self, seconds: float) -> str:
+        """Move the account's clock forward, running its timers that fall due; the new time."""
+        now: str = self._call("POST", "/clock/advance", json={"seconds": seconds})["now"]
+        return now
+
+    def set_time(self, at: str) -> str:
+        """Set the account's clock (RFC 3339); forward runs its due timers."""
+        now: str = self._call("POST", "/clock/set", json={"at": at})["now"]
+        return now
+
+    def reset(self) -> None:
+        """Back to the account as it was made: data, clock, limits, its journal entries."""
+        self._call("POST", "/reset")
+
+    def snapshot(self, name: str) -> dict[str, Any]:
+        """Save the account's sandbox as `name`: `{"name", "created_at", "bytes"}`."""
+        saved: dict[str, Any] = self._call("POST", "/snapshots", json={"name": name})
+        return saved
+
+    def restore(self, name: str) -> dict[str, Any]:
+        """Put the account back exactly as it was when `name` was saved."""
+        restored: dict[str, Any] = self._call("POST", f"/snapshots/{name}/restore")
+        return restored
+
+    def load_scenario(self, name_or_path: str | Path) -> Any:
+        """Load a scenario for this account only, by name or from a YAML file; a bad one
+        raises ScenarioRefused and loads nothing."""
+        __tracebackhide__ = True
+        return self._server._post_scenario(f"{self._path}/scenarios", name_or_path)
+
+    def requests(self, **filters: Any) -> list[dict[str, Any]]:
+        """The account's requests, newest first, filtered like `GET /_mock/requests`."""
+        data: list[dict[str, Any]] = self._call("GET", "/requests", params=filters)["data"]
+        return data
+
+    def deliveries(self, **filters: Any) -> list[dict[str, Any]]:
+        """The account's webhook deliveries with every attempt."""
+        data: list[dict[str, Any]] = self._call("GET", "/webhooks/deliveries", params=filters)[
+            "data"
+        ]
+        return data
+
+    def wait_for_deliveries(self) -> None:
+        """Return once none of the account's webhook attempts is in flight."""
+        self._call("POST", "/webhooks/wait")
+
+    def remove(self) -> None:
+        """Remove the account from the server (the fixture does it after the test)."""
+        response = self._admin.delete(self._path)
+        if response.status_code not in (200, 404):
+            raise RuntimeError(f"DELETE {self._path} failed: {response.status_code}")
