@@ -55,6 +55,11 @@ SUITES = {
         "def test_{i}(mock_server, http):\n"
         "    assert http.get(mock_server.url + PATH).status_code == 200\n"
     ),
+    "mock_account_get": (
+        "def test_{i}(mock_account, http):\n"
+        "    auth = {{'Authorization': 'Bearer ' + mock_account.api_key}}\n"
+        "    assert http.get(mock_account.base_url + '/whoami', headers=auth).status_code == 200\n"
+    ),
     "respx_get": (
         "def test_{i}(respx_mock, http):\n"
         "    respx_mock.get(EXTERNAL).respond(200, json=DOCUMENT)\n"

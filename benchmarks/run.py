@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import (
+    accounts,
     figures,
     hostile,
     idempotency_soak,
@@ -47,6 +48,7 @@ GROUPS = (
     "hostile",
     "verify",
     "snapshots",
+    "accounts",
     "durable",
     "pytest",
     "loop",
@@ -179,6 +181,16 @@ def rows(options: Options) -> list[Row]:
             _at_most(300),
         ),
     ]
+    table += [
+        Row(
+            "accounts.pair",
+            "account sandbox made and removed over HTTP, in-process",
+            "ms",
+            _at_most(1),
+        ),
+        Row("accounts.pair.socket", "account sandbox made and removed over a socket", "ms"),
+        Row("accounts.idle", "memory of an idle account sandbox (Python allocations)", "KiB"),
+    ]
     durable = "POST /v1/documents with --state-dir (reference column: without)"
     table += [
         Row("durable.rps", durable, "req/s", Target("ratio>=", DURABLE_RATIO)),
@@ -259,6 +271,12 @@ PLUGIN_ROWS = (
         "mock_server + one GET",
         "mock_server_get",
         "httpserver_get",
+    ),
+    PluginRow(
+        "pytest.mock_account_get",
+        "mock_account + one GET",
+        "mock_account_get",
+        "respx_get",
     ),
     PluginRow("pytest.mock_client", "mock_client, no request", "mock_client"),
     PluginRow("pytest.mock_server", "mock_server, no request", "mock_server"),
@@ -688,6 +706,15 @@ class Run:
             )
             self.put(key, OURS, result.http_ms, note)
 
+    def accounts(self) -> None:
+        """Making and removing an account sandbox over HTTP, and an idle one's memory
+        (benchmarks/accounts.py)."""
+        costs = accounts.measure()
+        self.put("accounts.pair", OURS, costs.inprocess_ms, f"{accounts.PAIRS} pairs, median")
+        self.put("accounts.pair.socket", OURS, costs.socket_ms, "keep-alive client")
+        note = f"{accounts.IDLE} accounts, one request each"
+        self.put("accounts.idle", OURS, costs.idle_kib, note)
+
     def durable(self) -> None:
         """POST throughput of a server with --state-dir (every answer waits for its group
         fsync) beside the same server without it, in the reference column: alternating rounds,
@@ -782,6 +809,7 @@ class Run:
             "idempotency",
             "verify",
             "snapshots",
+            "accounts",
             "durable",
             "loop",
         )
@@ -800,6 +828,9 @@ class Run:
         if self.wants("snapshots"):
             o.log("snapshot restores, in-process")
             self.attempt("snapshots", self.snapshots)
+        if self.wants("accounts"):
+            o.log("account sandboxes, in-process and over a socket")
+            self.attempt("accounts", self.accounts)
         if self.wants("durable"):
             o.log("ours with --state-dir, and without it")
             self.durable()
