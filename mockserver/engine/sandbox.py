@@ -160,6 +160,7 @@ class Sandbox:
         store = Store(seed, clock, random_seed, loader=load_world, streams=f"{account.id}/")
         webhooks, scenarios = _engines(store, settings, server.scenarios.scenarios_dir)
         webhooks.share_clients(server.webhooks)  # closed with the server's
+        scenarios.default_key = made.full.key  # what its scenarios act with by default
         journal = AccountJournal(server.journal, account.id)
         store.reset_hooks.append(journal.clear)
         sandbox = cls(settings, store, scenarios, webhooks, journal, account=account.id)

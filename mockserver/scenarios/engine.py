@@ -110,6 +110,9 @@ class ScenarioEngine:
         self.pending_webhooks: list[dict[str, Any]] = []
         self.timeline_errors: list[str] = []
         self.webhook_setup: WebhookSetup | None = None  # wired by the webhooks feature
+        # The key a scenario acts with when it names none (an account sandbox's full key: the
+        # seed's default key is not in it).
+        self.default_key: str | None = None
         self.active = False  # anything armed: the HTTP layer skips everything when not
         self.needs_body = False  # some rule matches on the request body
         store.reset_hooks.append(self._forget)
@@ -129,8 +132,17 @@ class ScenarioEngine:
         if problems:
             raise ScenarioError.every(problems)
 
+    def adopt(self, scenario: Scenario) -> Scenario:
+        """`scenario` acting with this engine's default key when it names the seed's."""
+        from mockserver.scenarios.model import DEFAULT_KEY
+
+        if self.default_key is not None and scenario.key == DEFAULT_KEY:
+            scenario.key = self.default_key
+        return scenario
+
     def load(self, scenario: Scenario) -> Loaded:
         """Check, then apply a scenario; ScenarioError (with its lines) before any change."""
+        self.adopt(scenario)
         self.check(scenario)
         self._unload(scenario.name)  # loading a name again replaces it
         self._move_clock(scenario)

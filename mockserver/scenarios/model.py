@@ -137,6 +137,9 @@ class Step:
     name: str | None = None
 
 
+DEFAULT_KEY = "sk_test_mock_full"  # the key a scenario acts with when it names none
+
+
 @dataclass(slots=True)
 class ClockSpec:
     freeze: bool = False
@@ -150,7 +153,7 @@ class Scenario:
     source: str
     text: str
     description: str = ""
-    key: str = "sk_test_mock_full"
+    key: str = DEFAULT_KEY
     clock: ClockSpec = field(default_factory=ClockSpec)
     setup: list[Action] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)

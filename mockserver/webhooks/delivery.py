@@ -469,6 +469,12 @@ class DeliveryEngine:
             return status, None
         return status, f"answered {status}, not 2xx"
 
+    def durable_like(self, server: DeliveryEngine) -> None:
+        """Log and replay attempts as `server` does (an account's engine on a durable
+        server: its attempts' outcomes go to the same log, found by delivery id)."""
+        self.outcome_hook = server.outcome_hook
+        self.defer_runs = server.defer_runs
+
     def share_clients(self, server: DeliveryEngine) -> None:
         """Send with the server's HTTP clients (an account's engine): one connection pool,
         closed when the server's lifespan ends."""

@@ -441,3 +441,26 @@ def test_an_accounts_webhook_retries_run_on_its_clock(mock: httpx.Client) -> Non
         redone = mock.post(f"/_mock/webhooks/deliveries/{mine[0]['id']}/redeliver")
         assert redone.status_code == 202, redone.text
         assert len(receiver.wait_for(3)) == 3
+
+
+SETUP = """
+name: with-setup
+setup:
+  - add_vault: {id: vault_from_setup, name: From the scenario, region: us}
+timeline:
+  - after: 60
+    do: [{add_vault: {id: vault_from_timeline, name: Later, region: us}}]
+"""
+
+
+def test_an_account_scenarios_setup_and_timeline_act_in_the_account(mock: httpx.Client) -> None:
+    one = own(mock, "set up")
+    base, headers = f"/_mock/accounts/{one['id']}", key_of(one)
+    loaded = mock.post(f"{base}/scenarios", json={"yaml": SETUP})
+    assert loaded.status_code == 201, loaded.text
+    assert mock.get("/v1/vaults/vault_from_setup", headers=headers).status_code == 200
+    mock.post(f"{base}/snapshots", json={"name": "s"})
+    mock.post(f"{base}/snapshots/s/restore")
+    mock.post(f"{base}/clock/advance", json={"seconds": 60})
+    assert mock.get("/v1/vaults/vault_from_timeline", headers=headers).status_code == 200
+    assert mock.get("/v1/vaults/vault_from_setup", headers=auth()).status_code == 404

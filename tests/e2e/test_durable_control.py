@@ -144,3 +144,32 @@ def test_account_sandboxes_survive_kill_9(tmp_path: Path) -> None:
             assert [v["name"] for v in _ok(theirs.get("/v1/vaults"))["data"]] == ["Theirs"]
     finally:
         server.stop()
+
+
+def test_an_accounts_webhook_attempts_are_kept_and_not_sent_again(tmp_path: Path) -> None:
+    from mockserver.testing.receiver import WebhookReceiver
+
+    server = DurableServer(tmp_path / "state")
+    client = server.start()
+    own = {"name": "Hooks", "clock": {"mode": "frozen"}}
+    made = _ok(client.post("/_mock/accounts", json=own), 201)
+    base = f"/_mock/accounts/{made['id']}"
+    with WebhookReceiver() as receiver:
+        url = f"http://127.0.0.1:{server.port}"
+        with httpx.Client(base_url=url, headers=auth(made["keys"]["full"])) as mine:
+            hook = {"url": receiver.url, "events": ["vault.created"]}
+            _ok(mine.post("/v1/webhook_endpoints", json=hook), 201)
+            _ok(mine.post("/v1/vaults", json={"name": "V", "region": "us"}), 201)
+        _ok(client.post(f"{base}/webhooks/wait"))
+        before = _ok(client.get(f"{base}/webhooks/deliveries"))["data"]
+        assert [d["status"] for d in before] == ["succeeded"]
+        server.kill()
+
+        client = server.start()
+        try:
+            after = _ok(client.get(f"{base}/webhooks/deliveries"))["data"]
+            assert after == before
+            _ok(client.post(f"{base}/webhooks/wait"))
+            assert len(receiver.received) == 1  # the replay took the logged outcome
+        finally:
+            server.stop()

@@ -102,6 +102,7 @@ class AccountSandboxes:
             self._by_key[key] = tenant
         if spec.name is not None:
             self._by_name[spec.name] = tenant
+        tenant.sandbox.webhooks.durable_like(self.server.webhooks)
         scheduler = tenant.sandbox.store.scheduler
         server_scheduler = self.server.store.scheduler
         if spec.clock is None:

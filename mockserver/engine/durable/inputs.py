@@ -3,6 +3,8 @@ request a record gives back, how much of a body is read, which requests await we
 
 from __future__ import annotations
 
+import re
+
 from mockserver.engine.control_plane.snapshots import UPLOAD_MAX
 from mockserver.engine.durable import records
 from mockserver.engine.reading import MAX_BODY
@@ -12,12 +14,25 @@ from mockserver.engine.request import Request
 SETTLING = frozenset(
     {"/_mock/clock/advance", "/_mock/clock/set", "/_mock/webhooks/wait", "/_mock/ui/clock/advance"}
 )
+_ACCOUNT = re.compile(r"/_mock/accounts/[^/]+(/.+)$")  # an account's own control endpoints
+
+
+def _server_path(path: str) -> str:
+    """The server endpoint an account's control endpoint is (`/_mock/accounts/X/reset` is
+    `/_mock/reset` on that account); any other path as it is."""
+    found = _ACCOUNT.match(path)
+    return path if found is None else f"/_mock{found.group(1)}"
+
+
+def settles(path: str) -> bool:
+    """Whether a request to `path` awaits webhook attempts (the server's or an account's)."""
+    return _server_path(path) in SETTLING
 
 
 def body_cap(path: str) -> int:
     """How much of a body a request to `path` reads at most: past that the request is
     refused with 413 (the log keeps one byte more, as the pipeline read it)."""
-    return UPLOAD_MAX if path == "/_mock/snapshots/upload" else MAX_BODY
+    return UPLOAD_MAX if _server_path(path) == "/_mock/snapshots/upload" else MAX_BODY
 
 
 def request_record(wall: float, request: Request) -> records.Request:

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from mockserver.core.errors import SnapshotError, StateDirError
 from mockserver.core.scheduler import TICK
-from mockserver.engine.durable.inputs import SETTLING, body_cap, request_record, with_body
+from mockserver.engine.durable.inputs import body_cap, request_record, settles, with_body
 from mockserver.engine.durable.records import Outcome, Record, Tick, encode
 from mockserver.engine.durable.replay import Replayer, replay
 from mockserver.engine.durable.state import Opened, checkpoint_functions, start_generation
@@ -90,6 +90,8 @@ class Durability:
         self.told_failure = False  # whether the log's failure was logged
         sandbox.webhooks.outcome_hook = self.outcome
         sandbox.webhooks.defer_runs = True
+        for tenant in sandbox.tenants or ():  # accounts the checkpoint held
+            tenant.sandbox.webhooks.durable_like(sandbox.webhooks)
 
     # -- requests ------------------------------------------------------------------------
 
@@ -98,7 +100,7 @@ class Durability:
         Disconnected when the client left before its body arrived (not an input)."""
         if reader is not None:
             request = with_body(request, await reader(body_cap(request.path)))
-        settling = request.path in SETTLING
+        settling = settles(request.path)
         await self._acquire(settling)
         response: Response | None = None
         try:
@@ -122,11 +124,11 @@ class Durability:
     async def run_request(self, request: Request) -> Response:
         """One request as an input: due timers, the pipeline, due timers (live and replay)."""
         scheduler = self.store.scheduler
-        scheduler.run_due()
+        scheduler.run_due_all()
         try:
             return await self.inner(request)
         finally:
-            scheduler.run_due()
+            scheduler.run_due_all()
 
     async def _acquire(self, settling: bool) -> None:
         scheduler = self.store.scheduler
@@ -208,7 +210,7 @@ class Durability:
 
     def _end_outcome(self) -> None:
         try:
-            self.store.scheduler.run_due()
+            self.store.scheduler.run_due_all()
         finally:
             self._release()
 
@@ -227,7 +229,7 @@ class Durability:
             await self.lock.acquire()
             try:
                 self._append(Tick(clock.pin()))
-                scheduler.run_due()
+                scheduler.run_due_all()
             except LogFailed:
                 return  # nothing runs any more: it could not be kept (the requests say so)
             except Exception:  # a failing timer must not stop every later one

@@ -24,7 +24,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from mockserver.engine.durable.inputs import SETTLING, request_of
+from mockserver.engine.durable.inputs import request_of, settles
 from mockserver.engine.durable.records import Outcome, Request, Tick
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ async def replay(durability: Durability) -> None:
         for seq, record in enumerate(records, start=2):
             if isinstance(record, Request):
                 clock.pin_at(record.wall)
-                settling = record.path in SETTLING
+                settling = settles(record.path)
                 replayer.enter(seq, settling)
                 durability.holder, durability.settling = seq, settling
                 try:
@@ -144,14 +144,14 @@ async def replay(durability: Durability) -> None:
                     replayer.leave(seq)
             elif isinstance(record, Tick):
                 clock.pin_at(record.wall)
-                scheduler.run_due()
+                scheduler.run_due_all()
             elif isinstance(record, Outcome) and not record.within:
                 clock.pin_at(record.wall)
                 try:
                     await replayer.hand(record)
                 except (ReplayDiverged, TimeoutError) as error:
                     log.error("replay: record %d: %s", seq, error)
-                scheduler.run_due()
+                scheduler.run_due_all()
     finally:
         durability.replayer = None
         sent = replayer.release_waiting()

@@ -51,7 +51,7 @@ class ScenarioKind(Kind):
         text = Str().decode(data["text"], into)
         source = Str(max_len=4096).decode(data["source"], into)
         try:
-            scenario = load_scenario_text(text, source)
+            scenario = into.context.sandbox.scenarios.adopt(load_scenario_text(text, source))
         except ScenarioError as error:
             raise Invalid(f"holds a scenario that does not load: {error}") from None
         rules = ListOf(_RULE).decode(data["rules"], into)
