@@ -464,3 +464,22 @@ def test_an_account_scenarios_setup_and_timeline_act_in_the_account(mock: httpx.
     mock.post(f"{base}/clock/advance", json={"seconds": 60})
     assert mock.get("/v1/vaults/vault_from_timeline", headers=headers).status_code == 200
     assert mock.get("/v1/vaults/vault_from_setup", headers=auth()).status_code == 404
+
+
+def test_a_named_account_is_the_same_whenever_it_is_made(mock: httpx.Client) -> None:
+    first = own(mock, "same", start=START)
+    mock.delete(f"/_mock/accounts/{first['id']}")
+    mock.post("/_mock/clock/advance", json={"seconds": 86400})
+    account(mock, name="another")
+    again = own(mock, "same", start=START)
+    assert (again["id"], again["keys"]) == (first["id"], first["keys"])
+    implied = account(mock, name="implied", clock={"mode": "frozen"})
+    assert implied["clock"]["now"] == "2026-01-15T09:00:00Z"  # the server's start time
+    assert implied["id"] != own(mock, "implied too", start="2026-01-15T09:00:00Z")["id"]
+
+
+def test_a_real_clock_of_its_own_starts_at_the_server_clock_and_runs(mock: httpx.Client) -> None:
+    real = account(mock, name="real", clock={"mode": "real"})
+    assert real["clock"]["mode"] == "real"
+    assert real["clock"]["now"] >= server_now(mock)
+    assert mock.get(f"/_mock/accounts/{real['id']}/clock").json()["now"] >= real["clock"]["now"]

@@ -155,8 +155,9 @@ class AccountSandboxes:
             self._register(tenant)
 
     def default_start(self) -> float:
-        """Where an own clock starts when its body names no time: the server clock's start
-        time (its `--start-time`, else the default), whatever the server clock reads now."""
+        """Where an own frozen clock starts when its body names no time: the server clock's
+        start time (its `--start-time`, else the default), whatever the server clock reads
+        now."""
         start_time = self.server.settings.start_time or DEFAULT_START_TIME
         return parse_ts(start_time)
 

@@ -26,13 +26,19 @@ CLOCK_MODES = ("frozen", "real")
 
 @dataclass(frozen=True, slots=True)
 class ClockSpec:
-    """An account's own clock: frozen or real, starting at `start` (Unix seconds)."""
+    """An account's own clock: frozen or real, starting at `start` (Unix seconds); `given`:
+    whether the body named the start time (part of a named account's identity)."""
 
     mode: str
     start: float
+    given: bool = True
 
     def as_json(self) -> dict[str, Any]:
         return {"mode": self.mode, "start_time": format_ts(self.start)}
+
+    def identity(self) -> dict[str, Any]:
+        """The clock as the creation body gave it."""
+        return {"mode": self.mode, "start_time": format_ts(self.start) if self.given else None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,25 +58,31 @@ class AccountSpec:
 
     def identity_seed(self, random_seed: int) -> int:
         """The seed of a named account's id streams: the server's random seed and the creation
-        body, nothing else."""
-        body = orjson.dumps(self.as_json(), option=orjson.OPT_SORT_KEYS)
+        body, nothing else (a start time the body left out is not part of it)."""
+        clock = None if self.clock is None else self.clock.identity()
+        fields = {"region": self.region, "name": self.name, "clock": clock}
+        body = orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
         digest = hashlib.sha256(f"{random_seed}:account:".encode() + body).digest()
         return int.from_bytes(digest[:8], "big") >> 1
 
 
-def parse_spec(body: dict[str, Any], default_start: float) -> AccountSpec:
-    """The creation body checked (422 with `param`); `default_start`: where an own clock
-    starts when the body gives no `start_time` (the server clock's start)."""
+def parse_spec(
+    body: dict[str, Any], default_start: float, real_start: float | None = None
+) -> AccountSpec:
+    """The creation body checked (422 with `param`); `default_start`: where an own frozen
+    clock starts when the body gives no `start_time` (the server clock's start time, so a
+    named account is the same whenever it is made), `real_start` an own real one (the server
+    clock's time now; `default_start` if not given)."""
     region = v.choice(body.get("region", "us"), "region", REGIONS)
     name = body.get("name")
     if name is not None:
         name = v.string(name, "name", max_len=NAME_MAX)
     raw = body.get("clock")
-    clock = None if raw is None else parse_clock(raw, default_start)
+    clock = None if raw is None else parse_clock(raw, default_start, real_start)
     return AccountSpec(region, name, clock)
 
 
-def parse_clock(raw: Any, default_start: float) -> ClockSpec:
+def parse_clock(raw: Any, default_start: float, real_start: float | None = None) -> ClockSpec:
     if not isinstance(raw, dict):
         raise ValidationError(
             "'clock' must be an object of 'mode' and an optional 'start_time'.", param="clock"
@@ -83,7 +95,8 @@ def parse_clock(raw: Any, default_start: float) -> ClockSpec:
     mode = v.choice(v.required(raw, "mode", param="clock.mode"), "clock.mode", CLOCK_MODES)
     text = raw.get("start_time")
     if text is None:
-        return ClockSpec(mode, default_start)
+        implied = real_start if mode == "real" and real_start is not None else default_start
+        return ClockSpec(mode, implied, given=False)
     start: float | None = None
     if isinstance(text, str):
         try:

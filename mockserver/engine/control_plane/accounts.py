@@ -31,7 +31,7 @@ async def new_account(call: ControlCall) -> Response:
     if (await call.body()).strip():
         body = await call.json()
     tenants = call.tenants
-    spec = parse_spec(body, tenants.default_start())
+    spec = parse_spec(body, tenants.default_start(), call.sandbox.store.clock.now())
     return json_response(account_view(call, tenants.open(spec)), status=201)
 
 
