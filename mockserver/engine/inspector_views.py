@@ -3,7 +3,8 @@ scenario engine, ready for a template.
 
 Nothing here knows Starlette or Jinja2, so every view can be checked without a browser. Times
 are rendered from the mock clock's values (never the wall clock), so two runs of the same calls
-show the same pages, byte for byte, except journal durations (wall time by design).
+show the same pages, byte for byte, except journal durations (wall time by design). The
+webhooks page's view, deliveries grouped by endpoint, is `inspector_webhooks`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from mockserver.domain.models import DOCUMENT_STATUSES, Document, Workflow
 from mockserver.domain.store import Store, World
 from mockserver.engine.journal import Entry, Journal
 from mockserver.webhooks.deliveries import DELIVERY_STATUSES as DELIVERY_STATUSES
-from mockserver.webhooks.deliveries import delivery_view
 from mockserver.webhooks.delivery import DeliveryEngine
 
 PAGE = 200  # rows a list view shows at most: newest first
@@ -90,15 +90,6 @@ def journal_entry(journal: Journal, seq: int) -> dict[str, Any] | None:
     view["request"]["pretty"] = pretty(view["request"]["body"])
     view["response"]["pretty"] = pretty(view["response"]["body"])
     return view
-
-
-# ---------------------------------------------------------------- webhook deliveries
-
-
-def deliveries(engine: DeliveryEngine, status: str | None = None) -> list[dict[str, Any]]:
-    """Deliveries newest first, each with its attempts (oldest first) as a timeline."""
-    selected = list(engine.journal.select(status=status))
-    return [delivery_view(d) for d in reversed(selected[-PAGE:])]
 
 
 # ---------------------------------------------------------------- resources

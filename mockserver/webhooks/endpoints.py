@@ -33,7 +33,7 @@ from mockserver.domain.webhook_rules import (
     WILDCARD,
     url_problem,
 )
-from mockserver.webhooks.deliveries import QUEUE_SIZE, EndpointQueue
+from mockserver.webhooks.deliveries import QUEUE_SIZE, Delivery, EndpointQueue
 
 SIGNATURE_HEADER = "X-Service-Signature"
 
@@ -71,6 +71,12 @@ class WebhookBook:
         if queue is None:
             queue = self.queues[endpoint_id] = EndpointQueue(self.queue_size)
         return queue
+
+    def queued(self, endpoint_id: str) -> list[Delivery]:
+        """The deliveries queued for an endpoint, its head (the one attempted) first; reading
+        makes no queue. What the inspector reads to say what each one waits for."""
+        queue = self.queues.get(endpoint_id)
+        return list(queue) if queue is not None else []
 
 
 def check_url(raw: Any, *, strict: bool) -> str:

@@ -22,7 +22,7 @@ from starlette.applications import Starlette
 
 from mockserver.core.config import Settings
 from mockserver.testing.live import LiveServer
-from mockserver.testing.receiver import WebhookReceiver
+from mockserver.testing.receiver import WebhookReceiver, closed_port
 from mockserver.web.app import create_app
 from tests.support.keys import auth
 
@@ -169,14 +169,14 @@ def test_clock_buttons_lock_a_document_and_fire_a_retry_then_redeliver(
         p.get_by_role("link", name="Webhooks").click()
         expect(attempts).to_have_count(2)
         expect(attempts.last).to_contain_text("at 2026-01-15T09:05:00Z: 200")
-        expect(deliveries.get_by_test_id("delivery-status")).to_have_text("succeeded")
+        expect(deliveries.get_by_test_id("delivery-status")).to_have_text("delivered")
+        expect(p.get_by_test_id("endpoint-summary")).to_have_text("1 delivered")
         deliveries.get_by_role("button", name="Redeliver").click()
         expect(p.get_by_test_id("notice")).to_contain_text("a redelivery of whd_")
         assert len(receiver.wait_for(3)) == 3
         expect(deliveries).to_have_count(2)  # live refresh shows the copy's attempt
-        expect(deliveries.first.get_by_test_id("delivery-status")).to_have_text("succeeded")
+        expect(deliveries.first.get_by_test_id("delivery-status")).to_have_text("delivered")
         expect(deliveries.first).to_contain_text("redelivery of whd_")
-        shot(p, shots, "webhooks")
         # The trigger form makes an event happen; the resend button sends one again.
         p.get_by_label("Event type").select_option("document.locked")
         p.get_by_label("Overrides").fill("title=From the browser")
@@ -188,6 +188,35 @@ def test_clock_buttons_lock_a_document_and_fire_a_retry_then_redeliver(
         expect(p.get_by_test_id("notice")).to_contain_text("sent again")
         assert len(receiver.wait_for(5)) == 5
         assert receiver.received[4].body == receiver.received[3].body
+
+
+def test_a_dead_endpoint_shows_what_its_queued_events_wait_for(
+    page: Any, client: httpx.Client, server: LiveServer, shots: Path
+) -> None:
+    p = page
+    dead = f"http://127.0.0.1:{closed_port()}/hooks"
+    client.post("/v1/webhook_endpoints", json={"url": dead, "events": ["vault.created"]})
+    with WebhookReceiver() as receiver:
+        client.post("/v1/webhook_endpoints", json={"url": receiver.url, "events": ["*"]})
+        for name in ("Contracts", "Board", "Payroll"):
+            client.post("/v1/vaults", json={"name": name, "region": "us"}).raise_for_status()
+        assert len(receiver.wait_for(3)) == 3
+        client.post("/_mock/webhooks/wait", json={"timeout": 10})
+    p.goto(f"{server.base_url}/_mock/ui/webhooks")
+    groups = p.get_by_test_id("endpoint")
+    expect(groups).to_have_count(2)
+    expect(groups.first.get_by_test_id("endpoint-summary")).to_have_text("1 retrying · 2 queued")
+    expect(groups.last.get_by_test_id("endpoint-summary")).to_have_text("3 delivered")
+    first = groups.first.get_by_test_id("delivery").first
+    expect(first.get_by_test_id("attempt")).to_contain_text("connection failed")
+    expect(first.get_by_test_id("next-retry")).to_contain_text("2026-01-15T09:01:00Z")
+    waits = groups.first.get_by_test_id("waits")
+    expect(waits).to_have_count(2)
+    expect(waits.first).to_contain_text("Waits behind vault.created evt_")
+    shot(p, shots, "webhooks")
+    whole = first.locator("[data-copy]").first.get_attribute("data-copy")
+    first.locator("[data-copy]").first.click()  # copies the whole id, or says it
+    expect(p.get_by_test_id("live-status")).to_contain_text(whole)
 
 
 def test_load_a_scenario_from_the_page(page: Any, server: LiveServer, shots: Path) -> None:

@@ -2,7 +2,9 @@
 
     pages.py    read-only views (GET), usable without JavaScript
     actions.py  the buttons (form POSTs answered with 303 back to the page)
-    views.py    view models from the store and the journals (no Starlette, no Jinja2)
+    engine/inspector_views.py, engine/inspector_webhooks.py
+                view models from the store, the journals and the delivery engine (no
+                Starlette, no Jinja2)
     web.py      the admin guard for pages, templates, static files, sign-in
     templates/  Jinja2, server-rendered;  static/  one CSS and one JS file, no build step
 

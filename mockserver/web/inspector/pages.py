@@ -15,6 +15,7 @@ from starlette.responses import Response
 from mockserver.core.errors import NotFound, ValidationError
 from mockserver.engine import inspector_views as views
 from mockserver.engine.inspector_views import DELIVERY_STATUSES, delivery_status
+from mockserver.engine.inspector_webhooks import MAX_ATTEMPTS, endpoint_groups
 from mockserver.engine.journal import Journal
 from mockserver.web.inspector.web import page, ui
 from mockserver.web.render import json_response
@@ -33,6 +34,9 @@ CLOCK_STEPS = (
     ("+1 week", 7 * 86400),
 )
 METHODS = ("GET", "POST", "DELETE", "PUT", "PATCH")
+# The webhook status filter's options: the journal's statuses, in the page's words where the
+# page has its own (a pending delivery is shown as retrying, sending or queued).
+STATUS_LABELS = {"succeeded": "delivered"}
 
 
 def journal_of(request: Request) -> Journal:
@@ -114,9 +118,11 @@ async def webhooks_page(request: Request, store: Store) -> Response:
     return page(
         request,
         "webhooks.html",
-        deliveries=views.deliveries(webhooks_of(request), status),
+        groups=endpoint_groups(webhooks_of(request), status),
+        max_attempts=MAX_ATTEMPTS,
         status_filter=status or "",
-        statuses=DELIVERY_STATUSES,
+        status_label=STATUS_LABELS.get(status, status) if status else "",
+        statuses=[(s, STATUS_LABELS.get(s, s)) for s in DELIVERY_STATUSES],
         event_types=list(RECIPES),
         notice=request.query_params.get("notice", "")[:300],
     )

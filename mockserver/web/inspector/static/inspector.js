@@ -1,6 +1,7 @@
 // The inspector's only script. Pages work without it; it adds live refresh and key bindings.
 // Live refresh: poll /_mock/ui/state once a second; when its fingerprint changes, fetch the
 // page again and swap <main>, unless the reader is typing in a field or has paused it ("p").
+// Shortened ids ([data-copy], their whole id in the tooltip) copy the whole id on a click or Enter.
 "use strict";
 (function () {
   const main = document.getElementById("main");
@@ -10,8 +11,26 @@
   let seen = main ? main.dataset.fingerprint || null : null;
   let paused = false;
   let busy = false;
+  let quietUntil = 0; // a copy's message stays a few seconds before the live status returns
 
-  function say(text) { if (status) status.textContent = text; }
+  function say(text) { if (status && Date.now() >= quietUntil) status.textContent = text; }
+
+  function enhance(root) {
+    root.querySelectorAll("[data-copy]").forEach(function (el) {
+      el.setAttribute("tabindex", "0");
+      el.setAttribute("role", "button");
+      el.setAttribute("aria-label", "Copy " + el.dataset.copy);
+    });
+  }
+
+  function copy(text) {
+    const done = function (message) { quietUntil = 0; say(message); quietUntil = Date.now() + 3000; };
+    if (!navigator.clipboard) { done("Copying needs a secure page; the id is " + text + "."); return; }
+    navigator.clipboard.writeText(text).then(
+      function () { done("Copied " + text + "."); },
+      function () { done("Could not copy; the id is " + text + "."); }
+    );
+  }
 
   function typing() {
     const el = document.activeElement;
@@ -26,6 +45,7 @@
     if (fresh) {
       main.innerHTML = fresh.innerHTML;
       main.dataset.fingerprint = fresh.dataset.fingerprint || "";
+      enhance(main);
     }
   }
 
@@ -49,9 +69,16 @@
     }
   }
 
+  document.addEventListener("click", function (event) {
+    const el = event.target.closest && event.target.closest("[data-copy]");
+    if (el) copy(el.dataset.copy);
+  });
+
   let prefix = false;
   document.addEventListener("keydown", function (event) {
     if (typing() || event.ctrlKey || event.metaKey || event.altKey) return;
+    const copyable = event.target.closest && event.target.closest("[data-copy]");
+    if (copyable && event.key === "Enter") { event.preventDefault(); copy(copyable.dataset.copy); return; }
     if (prefix) {
       prefix = false;
       const link = document.querySelector('nav a[data-key="' + event.key + '"]');
@@ -68,6 +95,7 @@
     }
   });
 
+  if (main) enhance(main);
   poll();
   setInterval(poll, 1000);
 })();
