@@ -11,18 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from mockserver.audit.chain import first_broken_link
-from mockserver.core.clock import format_ts
+from mockserver.core.clock import FollowClock, format_ts
 from mockserver.domain import validation as v
 from mockserver.domain.models import DOCUMENT_STATUSES, Document, Workflow
 from mockserver.domain.store import Store, World
 from mockserver.engine.journal import Entry, Journal
 from mockserver.webhooks.deliveries import DELIVERY_STATUSES as DELIVERY_STATUSES
 from mockserver.webhooks.delivery import DeliveryEngine
+
+if TYPE_CHECKING:
+    from mockserver.engine.sandbox import Sandbox
 
 PAGE = 200  # rows a list view shows at most: newest first
 AUDIT_PAGE = 100  # audit events shown per chain (verification always reads the whole chain)
@@ -45,7 +48,36 @@ def pretty(body: Any) -> str:
 
 
 def clock(store: Store) -> dict[str, Any]:
-    return {"now": format_ts(store.clock.now()), "mode": store.clock.mode}
+    return {"now": format_ts(store.clock.now()), "mode": store.clock.shown_mode()}
+
+
+def watched(sandbox: Sandbox) -> dict[str, Any] | None:
+    """The account sandbox a page shows (None: the whole server): id, name, own clock."""
+    if sandbox.account is None:
+        return None
+    account = sandbox.store.accounts[sandbox.account]
+    own = not isinstance(sandbox.store.clock, FollowClock)
+    return {"id": account.id, "name": account.name, "own_clock": own}
+
+
+def accounts(server: Sandbox) -> list[dict[str, Any]]:
+    """The accounts with a sandbox of their own, for the overview: id, name, region, clock,
+    requests journaled."""
+    rows = []
+    for tenant in server.tenants or ():
+        store = tenant.sandbox.store
+        rows.append(
+            {
+                "id": tenant.id,
+                "name": tenant.made.account.name,
+                "region": tenant.spec.region,
+                "now": format_ts(store.clock.now()),
+                "mode": store.clock.shown_mode(),
+                "own_clock": tenant.own_clock,
+                "requests": len(tenant.sandbox.journal),
+            }
+        )
+    return rows
 
 
 def fingerprint(store: Store, journal: Journal, engine: DeliveryEngine) -> str:

@@ -1,4 +1,11 @@
-"""The parts of the sandbox an app serves, for the inspector's Starlette endpoints."""
+"""The parts of the sandbox an app serves, for the inspector's Starlette endpoints: the
+server's, or the account sandbox the inspector watches.
+
+A person picks an account to watch (`/_mock/ui/watch?account=ID`, kept in the `mock_watch`
+cookie, or `?account=ID` on any page): every page and button then reads and steers that
+account's sandbox (its clock, requests, deliveries, scenarios, resources), until they go back
+to the whole server. A watched account that is gone is forgotten: the server is shown.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +16,35 @@ from starlette.requests import Request
 if TYPE_CHECKING:
     from mockserver.domain.store import Store
     from mockserver.engine.control import Control
+    from mockserver.engine.sandbox import Sandbox
+
+WATCH = "mock_watch"  # the cookie naming the watched account
+
+
+def server_of(request: Request) -> Sandbox:
+    """The server's sandbox."""
+    sandbox: Sandbox = request.app.state.sandbox
+    return sandbox
+
+
+def sandbox_of(request: Request) -> Sandbox:
+    """The sandbox the inspector shows: an account's (`?account=`, 404 or 409 when it has no
+    sandbox; else the watched one, if it still exists) or the server's."""
+    server = server_of(request)
+    tenants = server.tenants
+    if tenants is None:
+        return server
+    asked = request.query_params.get("account")
+    if asked:
+        return tenants.get(asked).sandbox
+    kept = tenants.by_id.get(request.cookies.get(WATCH, ""))
+    return server if kept is None else kept.sandbox
 
 
 def store_of(request: Request) -> Store:
-    store: Store = request.app.state.store
-    return store
+    return sandbox_of(request).store
 
 
 def control_of(request: Request) -> Control:
-    """The control facade of the sandbox the app serves."""
-    control: Control = request.app.state.control
-    return control
+    """The control facade of the sandbox shown."""
+    return sandbox_of(request).control

@@ -16,7 +16,7 @@ from starlette.applications import Starlette
 from mockserver.engine import inspector_webhooks
 from mockserver.engine.inspector_webhooks import MAX_ATTEMPTS, endpoint_groups, short_id
 from mockserver.testing.receiver import HOLD, WebhookReceiver, closed_port
-from tests.support.keys import auth
+from tests.support.keys import EU, auth
 from tests.support.webhooks import advance, deliveries, register, settle
 
 UI = "/_mock/ui"
@@ -242,10 +242,12 @@ def test_an_endpoint_with_no_delivery_yet_is_shown(api: httpx.Client) -> None:
 
 
 def test_the_view_keeps_one_account_when_asked(api: httpx.Client, fresh_app: Starlette) -> None:
-    other = api.post("/_mock/accounts", json={"region": "us"}).json()
-    other_key = auth(other["keys"]["full"])
+    # Another account of the seed (one made with POST /_mock/accounts has a sandbox, and a
+    # delivery engine, of its own).
+    other_key = auth(EU)
+    other = {"id": api.get("/v1/whoami", headers=other_key).json()["account_id"]}
     theirs = register(api, f"http://127.0.0.1:{closed_port()}/theirs", ["*"], **other_key)
-    api.post("/v1/vaults", json={"name": "Theirs", "region": "us"}, headers=other_key)
+    api.post("/v1/vaults", json={"name": "Theirs", "region": "eu"}, headers=other_key)
     ours = dead_endpoint(api, 1)
     settle(api)
     engine = fresh_app.state.webhooks

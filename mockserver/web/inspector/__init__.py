@@ -31,6 +31,7 @@ def inspector_routes(app: Any) -> list[Route]:
         (["GET"], f"{base}/resources", pages.resources_page),
         (["GET"], f"{base}/audit", pages.audit_page),
         (["GET"], f"{base}/state", pages.state),
+        (["GET"], f"{base}/watch", pages.watch),
         (["POST"], f"{base}/clock/advance", actions.advance_clock),
         (["POST"], f"{base}/clock/set", actions.set_clock),
         (["POST"], f"{base}/reset", actions.reset),

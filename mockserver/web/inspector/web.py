@@ -26,7 +26,7 @@ from mockserver.core.errors import AuthenticationError, NotFound, PermissionDeni
 from mockserver.engine import inspector_views as views
 from mockserver.engine.control_plane.call import check_admin_token
 from mockserver.engine.inspector_webhooks import short_id
-from mockserver.web.context import store_of
+from mockserver.web.context import sandbox_of, store_of
 from mockserver.web.form import read_form
 
 if TYPE_CHECKING:
@@ -96,14 +96,16 @@ def same_origin(request: Request) -> None:
 
 def page(request: Request, template: str, status: int = 200, **context: Any) -> Response:
     """A rendered page; every page shows the clock in its header."""
-    store = store_of(request)
+    sandbox = sandbox_of(request)
+    store = sandbox.store
     context.setdefault("clock", views.clock(store))
     context.setdefault("token_required", request.app.state.settings.admin_token is not None)
-    app = request.app.state
+    context.setdefault("watching", views.watched(sandbox))
     # The state the page shows, so the live refresh notices any change made after rendering.
     live = context["clock"] is not None  # the sign-in page shows nothing of the state
     context.setdefault(
-        "fingerprint", views.fingerprint(store, app.journal, app.webhooks) if live else ""
+        "fingerprint",
+        views.fingerprint(store, sandbox.journal, sandbox.webhooks) if live else "",
     )
     return _templates().TemplateResponse(request, template, context, status_code=status)
 
