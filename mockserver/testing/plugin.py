@@ -29,10 +29,11 @@ are imported by the first fixture that needs them (tests/e2e/test_plugin_import.
 
 from __future__ import annotations
 
+import os
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import pytest
 
@@ -51,11 +52,13 @@ if TYPE_CHECKING:
     from mockserver.testing.inprocess import InProcessTransport
     from mockserver.testing.live import LiveServer
     from mockserver.testing.mock_client import MockClient
+    from mockserver.testing.remote_session import RemoteServer, RemoteSession
 
 _DEFAULTS = Settings()  # the options' defaults are the settings'
 FULL_KEY = "sk_test_mock_full"
 JOURNAL_SHOWN = 50  # requests at most in a failed test's "mock journal" section
-_SESSION = pytest.StashKey["_SessionMock"]()
+_SESSION = pytest.StashKey["Session"]()
+_ACCOUNT = pytest.StashKey["MockAccount"]()  # a test's account, for its report
 
 
 class ScenarioRefused(RuntimeError):
@@ -78,7 +81,7 @@ def _scenario_text(path: Path) -> str:
 class MockServer(Verifying):
     """One test's view of the running mock, with the request assertions of `Verifying`."""
 
-    def __init__(self, server: LiveServer, api_key: str = FULL_KEY) -> None:
+    def __init__(self, server: LiveServer | RemoteServer, api_key: str = FULL_KEY) -> None:
         self._server = server
         self.api_key = api_key
         self._tls: ssl.SSLContext | None = server.client_context() if server.tls else None
@@ -146,8 +149,10 @@ class MockServer(Verifying):
         if self._admin_client is None:
             import httpx
 
+            token = getattr(self._server, "admin_token", None)  # a running server's
+            headers = {} if token is None else {"X-Mock-Admin-Token": token}
             self._admin_client = httpx.Client(
-                base_url=self._server.base_url, verify=self._context(), timeout=60
+                base_url=self._server.base_url, verify=self._context(), timeout=60, headers=headers
             )
         return self._admin_client
 
@@ -186,7 +191,15 @@ class MockServer(Verifying):
         return now
 
     def reset(self) -> None:
-        """Back to the seed: data, clock, limits, journals."""
+        """Back to the seed: data, clock, limits, journals. Refused against a shared server
+        (`--mockserver-url`): reset the test's own `mock_account` instead."""
+        if getattr(self._server, "shared", False):
+            from mockserver.testing.remote_session import SharedServerError
+
+            raise SharedServerError(
+                f"The mock at {self.url} is shared (--mockserver-url): a test does not reset "
+                "it. Give the test its own account (mock_account) and reset that."
+            )
         self._call("POST", "/_mock/reset")
 
     def snapshot(self, name: str) -> dict[str, Any]:
@@ -261,6 +274,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=_DEFAULTS.idempotency_records,
         help="idempotent results the mock keeps per account and environment",
+    )
+    group.addoption(
+        "--mockserver-url",
+        default=os.environ.get("MOCKSERVER_URL") or None,
+        help="use the mockserver already running at this URL (also MOCKSERVER_URL; its admin "
+        "token from MOCKSERVER_ADMIN_TOKEN): no server is started, nothing shared is reset",
     )
     group.addoption(
         "--mock-strict-scenarios",
@@ -356,14 +375,17 @@ class _SessionMock:
             if not rule["fired"]
         ]
 
-    def journal_text(self) -> str:
-        """The "mock journal" section: the latest JOURNAL_SHOWN API requests of the test."""
+    def journal_text(self, account: MockAccount | None = None) -> str:
+        """The "mock journal" section: the latest JOURNAL_SHOWN API requests of the test (of
+        its account, when it has one)."""
         from mockserver.testing.verification import journal_section
 
         journal = self.app.state.journal
         for _ in range(3):  # a request still running in another thread may add an entry
             try:
                 entries = list(journal.entries())
+                if account is not None:
+                    entries = [entry for entry in entries if entry.account == account.id]
                 break
             except RuntimeError:
                 continue
@@ -403,9 +425,20 @@ class _SessionMock:
             handle._server.stop()
 
 
+if TYPE_CHECKING:
+    Session: TypeAlias = "_SessionMock | RemoteSession"  # the plugin's server, or a running one
+
+
 @pytest.fixture(scope="session")
-def _mock_session(request: pytest.FixtureRequest) -> Iterator[_SessionMock]:
-    mock = _SessionMock(_create_app(request.config))
+def _mock_session(request: pytest.FixtureRequest) -> Iterator[Session]:
+    url = request.config.getoption("--mockserver-url")
+    mock: Session
+    if url:
+        from mockserver.testing.remote_session import RemoteSession
+
+        mock = RemoteSession(url, os.environ.get("MOCKSERVER_ADMIN_TOKEN") or None, MockServer)
+    else:
+        mock = _SessionMock(_create_app(request.config))
     request.config.stash[_SESSION] = mock
     # The servers' shutdown (pauses of 100 to 200 ms in uvicorn) goes on while pytest reports,
     # and is waited for at its very end, before the process may exit.
@@ -415,10 +448,10 @@ def _mock_session(request: pytest.FixtureRequest) -> Iterator[_SessionMock]:
     mock.close()
 
 
-def _used_mock(item: pytest.Item) -> _SessionMock | None:
-    """The session's mock if `item` used a fixture that resets it, else None."""
+def _used_mock(item: pytest.Item) -> Session | None:
+    """The session's mock if `item` used one of its fixtures, else None."""
     names = getattr(item, "fixturenames", ())
-    if "mock_server" not in names and "mock_client" not in names:
+    if not {"mock_server", "mock_client", "mock_account"} & set(names):
         return None
     return item.config.stash.get(_SESSION, None)
 
@@ -441,19 +474,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             else:
                 report.sections.append(("mock scenarios", message))
     if report.failed:
-        report.sections.append(("mock journal", mock.journal_text()))
+        account = item.stash.get(_ACCOUNT, None)
+        report.sections.append(("mock journal", mock.journal_text(account)))
     return report
 
 
 @pytest.fixture(scope="session")
-def mock_app(_mock_session: _SessionMock) -> Starlette:
-    """The session's mock app: frozen clock, the chosen seed and random seed."""
+def mock_app(_mock_session: Session) -> Starlette:
+    """The session's mock app: frozen clock, the chosen seed and random seed (not with
+    `--mockserver-url`: the app runs elsewhere)."""
     return _mock_session.app
 
 
 @pytest.fixture
-def mock_server(request: pytest.FixtureRequest, _mock_session: _SessionMock) -> MockServer:
-    """The live mock (real HTTP on a free port), reset for this test."""
+def mock_server(request: pytest.FixtureRequest, _mock_session: Session) -> MockServer:
+    """The live mock (real HTTP on a free port), reset for this test; with
+    `--mockserver-url`, the running server, shared, not reset."""
     options: dict[str, Any] = dict(getattr(request, "param", None) or {})
     marker = request.node.get_closest_marker("mock_server")
     if marker is not None:
@@ -463,9 +499,7 @@ def mock_server(request: pytest.FixtureRequest, _mock_session: _SessionMock) -> 
 
 
 @pytest.fixture
-def mock_account(
-    request: pytest.FixtureRequest, _mock_session: _SessionMock
-) -> Iterator[MockAccount]:
+def mock_account(request: pytest.FixtureRequest, _mock_session: Session) -> Iterator[MockAccount]:
     """This test's own account on the session's server, with a frozen clock of its own, named
     after the test's node id: its answers are the same whatever else runs on the server. Its
     clock, reset, snapshots, scenarios and journal are its own; nothing resets the server for
@@ -476,20 +510,40 @@ def mock_account(
         _mock_session.fresh(request)  # their reset first, or it would remove the account
     server = _mock_session.server(tls=False)
     account = MockAccount.open(server, account_name(request.node.nodeid))
-    yield account
-    account.remove()
+    request.node.stash[_ACCOUNT] = account  # the failed test's report shows its requests
+    try:
+        marker = request.node.get_closest_marker("mock_scenario")
+        for name in marker.args if marker is not None else ():  # the test's scenarios: its own
+            refused = _load_into(account, name)
+            if refused is not None:  # the mock's lines, without a traceback
+                pytest.fail(str(refused), pytrace=False)
+        yield account
+    finally:
+        account.remove()
+
+
+def _load_into(account: MockAccount, name: str) -> ScenarioRefused | None:
+    """Load a `mock_scenario` marker's scenario into the test's account; why the mock refused
+    it, if it did."""
+    try:
+        account.load_scenario(name)
+    except ScenarioRefused as refused:
+        return refused
+    return None
 
 
 @pytest.fixture
-def mock_client(
-    request: pytest.FixtureRequest, _mock_session: _SessionMock
-) -> Iterator[MockClient]:
+def mock_client(request: pytest.FixtureRequest, _mock_session: Session) -> Iterator[MockClient]:
     """An in-process httpx client on the mock (no socket), authenticated with the full key;
     paths start at the root, e.g. `mock_client.get("/v1/whoami")`. It has the request
-    assertions of `mock_server`."""
+    assertions of `mock_server`. With `--mockserver-url`, the same over the socket."""
     _mock_session.fresh(request)
-    transport = _mock_session.transport()
     headers = {"Authorization": f"Bearer {FULL_KEY}"}
+    if not isinstance(_mock_session, _SessionMock):
+        with _mock_session.client(headers) as remote:
+            yield remote
+        return
+    transport = _mock_session.transport()
     from mockserver.testing.mock_client import MockClient
 
     client = cast(
