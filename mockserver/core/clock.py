@@ -20,6 +20,7 @@ class Clock:
     """Common interface; `mode` is what `GET /_mock/clock` reports."""
 
     mode = "real"
+    followed = False  # another clock's time, moved only by that clock's owner (`FollowClock`)
 
     def now(self) -> float:
         raise NotImplementedError
@@ -174,6 +175,8 @@ class FollowClock(Clock):
     """The server's clock as an account without a clock of its own sees it: the same time,
     moved only by the server (its timers run when the server's clock moves them, see
     `Scheduler.followers`). Resetting or restoring the account leaves the server's time alone."""
+
+    followed = True
 
     def __init__(self, server: Clock) -> None:
         self.server = server

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from mockserver.core.clock import FollowClock, format_ts
+from mockserver.core.clock import format_ts
 from mockserver.core.errors import Conflict, NotFound, SeedError, ValidationError
 from mockserver.domain import documents
 from mockserver.domain import validation as v
@@ -67,7 +67,7 @@ class Control:
 
     def _own_clock(self) -> None:
         """409 for an account sandbox on the server clock: only the server moves that."""
-        if isinstance(self._store.clock, FollowClock):
+        if self._store.clock.followed:
             raise Conflict(
                 f"Account {self._sandbox.account} follows the server clock and has no clock of "
                 "its own to move; move the server clock (/_mock/clock), or make an account "

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from mockserver.audit.chain import first_broken_link
-from mockserver.core.clock import FollowClock, format_ts
+from mockserver.core.clock import format_ts
 from mockserver.domain import validation as v
 from mockserver.domain.models import DOCUMENT_STATUSES, Document, Workflow
 from mockserver.domain.store import Store, World
@@ -56,7 +56,7 @@ def watched(sandbox: Sandbox) -> dict[str, Any] | None:
     if sandbox.account is None:
         return None
     account = sandbox.store.accounts[sandbox.account]
-    own = not isinstance(sandbox.store.clock, FollowClock)
+    own = not sandbox.store.clock.followed
     return {"id": account.id, "name": account.name, "own_clock": own}
 
 

@@ -81,9 +81,18 @@ def _scenario_text(path: Path) -> str:
 class MockServer(Verifying):
     """One test's view of the running mock, with the request assertions of `Verifying`."""
 
-    def __init__(self, server: LiveServer | RemoteServer, api_key: str = FULL_KEY) -> None:
+    def __init__(
+        self,
+        server: LiveServer | RemoteServer,
+        api_key: str = FULL_KEY,
+        *,
+        admin_token: str | None = None,
+        shared: bool = False,
+    ) -> None:
         self._server = server
         self.api_key = api_key
+        self._admin_token = admin_token  # a running server's (`--mockserver-url`)
+        self._shared = shared  # a server others use too: nothing resets it
         self._tls: ssl.SSLContext | None = server.client_context() if server.tls else None
         self._default_tls: ssl.SSLContext | None = None  # httpx's default, made once (below)
         # One control-plane client for the session, made by the first control call: building
@@ -149,7 +158,7 @@ class MockServer(Verifying):
         if self._admin_client is None:
             import httpx
 
-            token = getattr(self._server, "admin_token", None)  # a running server's
+            token = self._admin_token
             headers = {} if token is None else {"X-Mock-Admin-Token": token}
             self._admin_client = httpx.Client(
                 base_url=self._server.base_url, verify=self._context(), timeout=60, headers=headers
@@ -193,7 +202,7 @@ class MockServer(Verifying):
     def reset(self) -> None:
         """Back to the seed: data, clock, limits, journals. Refused against a shared server
         (`--mockserver-url`): reset the test's own `mock_account` instead."""
-        if getattr(self._server, "shared", False):
+        if self._shared:
             from mockserver.testing.remote_session import SharedServerError
 
             raise SharedServerError(
@@ -436,7 +445,10 @@ def _mock_session(request: pytest.FixtureRequest) -> Iterator[Session]:
     if url:
         from mockserver.testing.remote_session import RemoteSession
 
-        mock = RemoteSession(url, os.environ.get("MOCKSERVER_ADMIN_TOKEN") or None, MockServer)
+        token = os.environ.get("MOCKSERVER_ADMIN_TOKEN") or None
+        mock = RemoteSession(
+            url, token, lambda server: MockServer(server, admin_token=token, shared=True)
+        )
     else:
         mock = _SessionMock(_create_app(request.config))
     request.config.stash[_SESSION] = mock

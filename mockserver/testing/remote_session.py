@@ -37,7 +37,6 @@ class SharedServerError(RuntimeError):
 class RemoteServer:
     """A server running elsewhere, as a `MockServer` handle sees a live one."""
 
-    shared = True
     tls = False
     ca_bundle = None
 
