@@ -127,7 +127,7 @@ class Request:
     ) -> Request:
         """A request from values already in their final shape (the HTTP layer's fast path:
         header lines as an ASGI server gives them, no copy)."""
-        request = cls.__new__(cls)
+        request = cls(method, path)  # cheap with no headers; every field is set again below
         request.method = method
         request.path = path
         request.headers = headers
