@@ -76,7 +76,7 @@ def check_query(query: bytes) -> None:
         raise BadRequest(f"The query string exceeds the limit of {MAX_QUERY} bytes.")
     if not query.isascii():
         raise BadRequest("The query string must be ASCII; percent-encode other characters.")
-    if b"%" in query:
+    if "%" in query.decode("latin-1"):  # as str: bytes `in` bytes raises a TypeError first
         bad = _BAD_ESCAPE.search(query)
         if bad is not None:
             raise BadRequest(

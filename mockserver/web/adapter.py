@@ -72,7 +72,7 @@ def accepts_gzip(headers: HeaderLines) -> bool:
     `gzip`?"""
     for name, value in headers:
         if name == b"accept-encoding":
-            return b"gzip" in value
+            return "gzip" in value.decode("latin-1")  # as str: bytes `in` raises, then finds
     return False
 
 
