@@ -89,18 +89,20 @@ def excluded_type(content_type: bytes, excluded: frozenset[str]) -> bool:
 def request_of(scope: Scope, headers: HeaderLines | None = None) -> Request:
     """The sandbox's request for an ASGI HTTP scope (its body read apart; `headers`: the
     scope's as `header_lines` gives them, when already made)."""
-    client = scope.get("client")
-    server = scope.get("server")
+    # Read as a dict (every server's scope is one), which compiled code reads directly.
+    values: dict[str, Any] = scope if type(scope) is dict else dict(scope)
+    client = values.get("client")
+    server = values.get("server")
     return Request.of(
-        scope["method"],
-        scope["path"],
-        header_lines(scope.get("headers") or []) if headers is None else headers,
-        scope.get("query_string", b""),
+        values["method"],
+        values["path"],
+        header_lines(values.get("headers") or []) if headers is None else headers,
+        values.get("query_string", b""),
         b"",
         (client[0], client[1]) if client else None,
-        scope.get("scheme", "http"),
+        values.get("scheme", "http"),
         (server[0], server[1]) if server else None,
-        scope.get("root_path", ""),
+        values.get("root_path", ""),
     )
 
 
