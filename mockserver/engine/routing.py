@@ -63,6 +63,34 @@ def _compile(template: str) -> tuple[str, tuple[str, ...]]:
     return regex + re.escape(template[at:]) + "$", tuple(typed)
 
 
+class _Plain:
+    """A plain `/v1` route as the direct lookup sees it: the (segment index, text) of its
+    literal segments and the (segment index, name) of its parameters."""
+
+    __slots__ = ("literals", "names", "route")
+
+    def __init__(
+        self, literals: list[tuple[int, str]], names: list[tuple[int, str]], route: Route
+    ) -> None:
+        self.literals = literals
+        self.names = names
+        self.route = route
+
+    def params(self, parts: list[str]) -> Params | None:
+        """The route's parameters if the path split into `parts` is its, else None (a
+        parameter matches one segment, never an empty one)."""
+        for i, text in self.literals:
+            if parts[i] != text:
+                return None
+        params: Params = {}
+        for i, name in self.names:
+            value = parts[i]
+            if not value:
+                return None
+            params[name] = value
+        return params
+
+
 class Router:
     """Every route of a sandbox, and the direct lookup of its plain `/v1` ones."""
 
@@ -70,16 +98,16 @@ class Router:
 
     def __init__(self, routes: Sequence[Route]) -> None:
         self.routes = list(routes)
-        self._buckets: dict[tuple[str, int, str], list[tuple[Any, Any, Route]]] = {}
+        self._buckets: dict[tuple[str, int, str], list[_Plain]] = {}
         for route in self.routes:
             parts = route.template.split("/")
             if parts[1] != "v1" or route.typed or parts[2].startswith("{"):
                 continue  # the control plane, typed parameters, a parameter first: scanned
-            literals = tuple((i, p) for i, p in enumerate(parts) if not p.startswith("{"))
-            names = tuple((i, p[1:-1]) for i, p in enumerate(parts) if p.startswith("{"))
+            literals = [(i, p) for i, p in enumerate(parts) if not p.startswith("{")]
+            names = [(i, p[1:-1]) for i, p in enumerate(parts) if p.startswith("{")]
             for method in route.methods:
                 key = (method, len(parts), parts[2])
-                self._buckets.setdefault(key, []).append((literals, names, route))
+                self._buckets.setdefault(key, []).append(_Plain(literals, names, route))
 
     def add(self, routes: Sequence[Route]) -> None:
         """More routes, after those there are (the inspector's pages)."""
@@ -89,11 +117,12 @@ class Router:
         """The route serving `method` on `path` and its parameters, or None."""
         parts = path.split("/")
         if len(parts) >= 3 and parts[1] == "v1":
-            for literals, names, route in self._buckets.get((method, len(parts), parts[2]), ()):
-                if all(parts[i] == text for i, text in literals):
-                    params = {name: parts[i] for i, name in names}
-                    if all(params.values()):
-                        return route, params
+            bucket = self._buckets.get((method, len(parts), parts[2]))
+            if bucket is not None:
+                for plain in bucket:
+                    params = plain.params(parts)
+                    if params is not None:
+                        return plain.route, params
         for route in self.routes:
             if method in route.methods:
                 matched = route.match(path)
