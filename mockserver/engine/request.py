@@ -186,6 +186,12 @@ class Request:
         query = f"?{self.query.decode('latin-1')}" if self.query else ""
         return f"Request({self.method} {self.path}{query}, {len(self.body)} bytes)"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Spelled out for copy and pickle, which the compiled build's class does not support
+        # on its own.
+        values = (self.method, self.path, self.headers, self.query, self.body, self.client)
+        return _request, (*values, self.scheme, self.server, self.root_path)
+
 
 @final
 class Response:
@@ -213,3 +219,28 @@ class Response:
 
     def __repr__(self) -> str:
         return f"Response({self.status}, {len(self.body)} bytes)"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _response, (self.status, self.headers, self.body, self.kept)
+
+
+def _request(
+    method: str,
+    path: str,
+    headers: HeaderLines,
+    query: bytes,
+    body: bytes,
+    client: tuple[str, int] | None,
+    scheme: str,
+    server: tuple[str, int | None] | None,
+    root_path: str,
+) -> Request:
+    """A copied or unpickled Request."""
+    return Request.of(method, path, headers, query, body, client, scheme, server, root_path)
+
+
+def _response(status: int, headers: HeaderLines, body: bytes, kept: bool) -> Response:
+    """A copied or unpickled Response."""
+    response = Response(status, headers, body)
+    response.kept = kept
+    return response
