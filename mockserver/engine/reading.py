@@ -90,6 +90,8 @@ def check_query(query: bytes) -> None:
 
 def split_region(path: str) -> tuple[str | None, str]:
     """(`us`|`eu`|None, path without the regional prefix)."""
+    if path.startswith("/v1"):  # the usual path: no prefix to look up
+        return None, path
     region = _REGION_PREFIXES.get(path[:6])
     if region is not None and (len(path) == 6 or path[6] == "/"):
         return region, path[3:]
