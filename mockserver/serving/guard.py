@@ -102,9 +102,12 @@ def guarded_protocol(
                 self._arm()
 
         def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if not self.cycle.more_body:  # else the body's end makes it idle
-                self._between_requests()
+            # Once per request, so uvicorn's own called directly rather than through super(),
+            # and `_between_requests` inlined: between requests now (uvicorn's keep-alive timer
+            # runs), unless the body's end is still to come and makes it so.
+            base.on_response_complete(self)  # type: ignore[attr-defined]
+            if not self.cycle.more_body and not self.transport.is_closing():
+                self.idle[self] = None
 
         def _between_requests(self) -> None:
             if not self.transport.is_closing():
