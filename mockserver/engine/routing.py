@@ -7,8 +7,9 @@ route whose path and method match serves the request. Otherwise: a path some rou
 another method is 404 `not_found`; a path that some route has with its trailing slash added or
 removed is a 307 redirect there (the query kept); anything else is 404 `not_found`.
 
-`/v1` requests are found by a direct lookup (method, segment count, first segment after `/v1`)
-rather than a scan of every template; the scan answers what the lookup does not.
+`/v1` requests are found by a direct lookup (the first segment after `/v1`, then the segment
+count and the method) rather than a scan of every template; the scan answers what the lookup
+does not.
 """
 
 from __future__ import annotations
@@ -64,14 +65,21 @@ def _compile(template: str) -> tuple[str, tuple[str, ...]]:
 
 
 class _Plain:
-    """A plain `/v1` route as the direct lookup sees it: the (segment index, text) of its
-    literal segments and the (segment index, name) of its parameters."""
+    """A plain `/v1` route as the direct lookup sees it: its number of segments, its methods,
+    the (segment index, text) of its literal segments and the (segment index, name) of its
+    parameters."""
 
-    __slots__ = ("literals", "names", "route")
+    __slots__ = ("literals", "methods", "names", "route", "size")
 
     def __init__(
-        self, literals: list[tuple[int, str]], names: list[tuple[int, str]], route: Route
+        self,
+        size: int,
+        literals: list[tuple[int, str]],
+        names: list[tuple[int, str]],
+        route: Route,
     ) -> None:
+        self.size = size
+        self.methods = route.methods
         self.literals = literals
         self.names = names
         self.route = route
@@ -98,16 +106,17 @@ class Router:
 
     def __init__(self, routes: Sequence[Route]) -> None:
         self.routes = list(routes)
-        self._buckets: dict[tuple[str, int, str], list[_Plain]] = {}
+        # By the first segment after `/v1`, in the routes' order (a str key: no tuple to make
+        # and hash per request).
+        self._buckets: dict[str, list[_Plain]] = {}
         for route in self.routes:
             parts = route.template.split("/")
             if parts[1] != "v1" or route.typed or parts[2].startswith("{"):
                 continue  # the control plane, typed parameters, a parameter first: scanned
             literals = [(i, p) for i, p in enumerate(parts) if not p.startswith("{")]
             names = [(i, p[1:-1]) for i, p in enumerate(parts) if p.startswith("{")]
-            for method in route.methods:
-                key = (method, len(parts), parts[2])
-                self._buckets.setdefault(key, []).append(_Plain(literals, names, route))
+            plain = _Plain(len(parts), literals, names, route)
+            self._buckets.setdefault(parts[2], []).append(plain)
 
     def add(self, routes: Sequence[Route]) -> None:
         """More routes, after those there are (the inspector's pages)."""
@@ -117,12 +126,14 @@ class Router:
         """The route serving `method` on `path` and its parameters, or None."""
         parts = path.split("/")
         if len(parts) >= 3 and parts[1] == "v1":
-            bucket = self._buckets.get((method, len(parts), parts[2]))
+            bucket = self._buckets.get(parts[2])
             if bucket is not None:
+                size = len(parts)
                 for plain in bucket:
-                    params = plain.params(parts)
-                    if params is not None:
-                        return plain.route, params
+                    if plain.size == size and method in plain.methods:
+                        params = plain.params(parts)
+                        if params is not None:
+                            return plain.route, params
         for route in self.routes:
             if method in route.methods:
                 matched = route.match(path)
