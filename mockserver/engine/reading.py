@@ -76,7 +76,7 @@ def check_query(query: bytes) -> None:
         raise BadRequest(f"The query string exceeds the limit of {MAX_QUERY} bytes.")
     if not query.isascii():
         raise BadRequest("The query string must be ASCII; percent-encode other characters.")
-    if b"%" in query:
+    if "%" in query.decode("latin-1"):  # as str: bytes `in` bytes raises a TypeError first
         bad = _BAD_ESCAPE.search(query)
         if bad is not None:
             raise BadRequest(
@@ -90,6 +90,8 @@ def check_query(query: bytes) -> None:
 
 def split_region(path: str) -> tuple[str | None, str]:
     """(`us`|`eu`|None, path without the regional prefix)."""
+    if path.startswith("/v1"):  # the usual path: no prefix to look up
+        return None, path
     region = _REGION_PREFIXES.get(path[:6])
     if region is not None and (len(path) == 6 or path[6] == "/"):
         return region, path[3:]

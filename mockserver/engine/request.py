@@ -67,6 +67,13 @@ def _header_lines(headers: Iterable[Any]) -> HeaderLines:
     return lines
 
 
+def _as_bytes(value: str | bytes) -> bytes:
+    """Text as Latin-1, bytes as they are (`bytes(value)` gives the same object, slower)."""
+    if type(value) is bytes:
+        return value
+    return value.encode("latin-1") if isinstance(value, str) else bytes(value)
+
+
 @final
 class Request:
     """One request to the sandbox.
@@ -105,8 +112,8 @@ class Request:
         self.method = method.upper()
         self.path = path
         self.headers = _header_lines(headers)
-        self.query = query.encode("latin-1") if isinstance(query, str) else bytes(query)
-        self.body = bytes(body)
+        self.query = _as_bytes(query)
+        self.body = body if type(body) is bytes else bytes(body)
         self.client: tuple[str, int] | None = (client, 0) if isinstance(client, str) else client
         self.scheme = scheme
         self.server = server
@@ -127,7 +134,7 @@ class Request:
     ) -> Request:
         """A request from values already in their final shape (the HTTP layer's fast path:
         header lines as an ASGI server gives them, no copy)."""
-        request = cls.__new__(cls)
+        request = Request(method, path)  # cheap with no headers; every field is set below
         request.method = method
         request.path = path
         request.headers = headers
@@ -179,6 +186,12 @@ class Request:
         query = f"?{self.query.decode('latin-1')}" if self.query else ""
         return f"Request({self.method} {self.path}{query}, {len(self.body)} bytes)"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Spelled out for copy and pickle, which the compiled build's class does not support
+        # on its own.
+        values = (self.method, self.path, self.headers, self.query, self.body, self.client)
+        return _request, (*values, self.scheme, self.server, self.root_path)
+
 
 @final
 class Response:
@@ -206,3 +219,28 @@ class Response:
 
     def __repr__(self) -> str:
         return f"Response({self.status}, {len(self.body)} bytes)"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _response, (self.status, self.headers, self.body, self.kept)
+
+
+def _request(
+    method: str,
+    path: str,
+    headers: HeaderLines,
+    query: bytes,
+    body: bytes,
+    client: tuple[str, int] | None,
+    scheme: str,
+    server: tuple[str, int | None] | None,
+    root_path: str,
+) -> Request:
+    """A copied or unpickled Request."""
+    return Request.of(method, path, headers, query, body, client, scheme, server, root_path)
+
+
+def _response(status: int, headers: HeaderLines, body: bytes, kept: bool) -> Response:
+    """A copied or unpickled Response."""
+    response = Response(status, headers, body)
+    response.kept = kept
+    return response

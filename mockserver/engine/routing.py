@@ -7,8 +7,9 @@ route whose path and method match serves the request. Otherwise: a path some rou
 another method is 404 `not_found`; a path that some route has with its trailing slash added or
 removed is a 307 redirect there (the query kept); anything else is 404 `not_found`.
 
-`/v1` requests are found by a direct lookup (method, segment count, first segment after `/v1`)
-rather than a scan of every template; the scan answers what the lookup does not.
+`/v1` requests are found by a direct lookup (the first segment after `/v1`, then the segment
+count and the method) rather than a scan of every template; the scan answers what the lookup
+does not.
 """
 
 from __future__ import annotations
@@ -67,7 +68,42 @@ def _compile(template: str) -> tuple[str, tuple[str, ...]]:
     return regex + re.escape(template[at:]) + "$", tuple(typed)
 
 
-Layout = tuple[()] | tuple[int, str, tuple[tuple[int, str], ...], tuple[tuple[int, str], ...]]
+class _Plain:
+    """A plain `/v1` route as the direct lookup sees it: its number of segments, its methods,
+    the (segment index, text) of its literal segments and the (segment index, name) of its
+    parameters."""
+
+    __slots__ = ("literals", "methods", "names", "route", "size")
+
+    def __init__(
+        self,
+        size: int,
+        literals: list[tuple[int, str]],
+        names: list[tuple[int, str]],
+        route: Route,
+    ) -> None:
+        self.size = size
+        self.methods = route.methods
+        self.literals = literals
+        self.names = names
+        self.route = route
+
+    def params(self, parts: list[str]) -> Params | None:
+        """The route's parameters if the path split into `parts` is its, else None (a
+        parameter matches one segment, never an empty one)."""
+        for i, text in self.literals:
+            if parts[i] != text:
+                return None
+        params: Params = {}
+        for i, name in self.names:
+            value = parts[i]
+            if not value:
+                return None
+            params[name] = value
+        return params
+
+
+Layout = tuple[()] | tuple[int, str, list[tuple[int, str]], list[tuple[int, str]]]
 _LAYOUTS: dict[str, Layout] = {}  # by template: what the direct lookup needs of it
 
 
@@ -77,8 +113,8 @@ def _layout(template: str, typed: tuple[str, ...]) -> Layout:
     parts = template.split("/")
     if parts[1] != "v1" or typed or parts[2].startswith("{"):
         return ()
-    literals = tuple((i, p) for i, p in enumerate(parts) if not p.startswith("{"))
-    names = tuple((i, p[1:-1]) for i, p in enumerate(parts) if p.startswith("{"))
+    literals = [(i, p) for i, p in enumerate(parts) if not p.startswith("{")]
+    names = [(i, p[1:-1]) for i, p in enumerate(parts) if p.startswith("{")]
     return len(parts), parts[2], literals, names
 
 
@@ -89,7 +125,9 @@ class Router:
 
     def __init__(self, routes: Sequence[Route]) -> None:
         self.routes = list(routes)
-        self._buckets: dict[tuple[str, int, str], list[tuple[Any, Any, Route]]] = {}
+        # By the first segment after `/v1`, in the routes' order (a str key: no tuple to make
+        # and hash per request).
+        self._buckets: dict[str, list[_Plain]] = {}
         for route in self.routes:
             layout = _LAYOUTS.get(route.template)
             if layout is None:
@@ -97,9 +135,7 @@ class Router:
             if not layout:
                 continue  # the control plane, typed parameters, a parameter first: scanned
             size, first, literals, names = layout
-            for method in route.methods:
-                key = (method, size, first)
-                self._buckets.setdefault(key, []).append((literals, names, route))
+            self._buckets.setdefault(first, []).append(_Plain(size, literals, names, route))
 
     def add(self, routes: Sequence[Route]) -> None:
         """More routes, after those there are (the inspector's pages)."""
@@ -109,11 +145,14 @@ class Router:
         """The route serving `method` on `path` and its parameters, or None."""
         parts = path.split("/")
         if len(parts) >= 3 and parts[1] == "v1":
-            for literals, names, route in self._buckets.get((method, len(parts), parts[2]), ()):
-                if all(parts[i] == text for i, text in literals):
-                    params = {name: parts[i] for i, name in names}
-                    if all(params.values()):
-                        return route, params
+            bucket = self._buckets.get(parts[2])
+            if bucket is not None:
+                size = len(parts)
+                for plain in bucket:
+                    if plain.size == size and method in plain.methods:
+                        params = plain.params(parts)
+                        if params is not None:
+                            return plain.route, params
         for route in self.routes:
             if method in route.methods:
                 matched = route.match(path)

@@ -20,7 +20,7 @@ so concurrent requests on the one event loop cannot both run a key.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 from mockserver.core.errors import ApiError, BadRequest, RateLimited
 from mockserver.domain import idempotency
@@ -38,8 +38,10 @@ if TYPE_CHECKING:
 
 
 # Routes that take no bearer credential: always limited by client address.
-_CREDENTIAL_FREE = ("/v1/oauth/", "/v1/openapi.json")
-_DOWNLOAD = ("/v1/audit_logs/export/", "/download")
+_OAUTH: Final = "/v1/oauth/"
+_OPENAPI: Final = "/v1/openapi.json"
+_EXPORTS: Final = "/v1/audit_logs/export/"  # a download: an export's path ending so
+_DOWNLOAD: Final = "/download"
 _NOT_IDEMPOTENT = "/v1/oauth/"  # the token endpoint reads a form, not JSON: keys are ignored
 _PRINCIPALS_KEPT = 1024  # distinct Authorization values whose principal is kept
 
@@ -84,8 +86,11 @@ class Hold:
 
 
 def _credential_free(path: str) -> bool:
-    return path.startswith(_CREDENTIAL_FREE) or (
-        path.startswith(_DOWNLOAD[0]) and path.endswith(_DOWNLOAD[1])
+    # One prefix at a time: compiled, a tuple of prefixes is a generic method call.
+    return (
+        path.startswith(_OAUTH)  # noqa: PIE810
+        or path.startswith(_OPENAPI)
+        or (path.startswith(_EXPORTS) and path.endswith(_DOWNLOAD))
     )
 
 

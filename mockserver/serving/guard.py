@@ -63,18 +63,22 @@ def guarded_protocol(
         "431 Request Header Fields Too Large", f"The request head is over {head_max} bytes."
     )
 
+    # Connections between requests, longest idle first (a dict as an ordered set). The methods
+    # use it by this name rather than as `self.idle`: a class attribute read through an
+    # instance is a slow lookup, and they run on every request.
+    idle: dict[Any, None] = {}
+
     class GuardedProtocol(base):  # type: ignore[valid-type, misc]
-        # Connections between requests, longest idle first (a dict as an ordered set).
-        idle: ClassVar[dict[Any, None]] = {}
+        idle: ClassVar[dict[Any, None]]  # the same dict, for a reader of the class
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)
             self._head_bytes = 0
             self._head_timer: asyncio.TimerHandle | None = None
             self._arm()
-            self.idle[self] = None
+            idle[self] = None
             if len(self.connections) > max_connections:
-                next(iter(self.idle))._close()  # the longest idle: self when all others are busy
+                next(iter(idle))._close()  # the longest idle: self when all others are busy
 
         def data_received(self, data: bytes) -> None:
             cycle = self.cycle
@@ -93,7 +97,7 @@ def guarded_protocol(
                 self._head_bytes = 0  # the head is in
                 if self._head_timer is not None:
                     self._disarm()
-                self.idle.pop(self, None)
+                idle.pop(self, None)
             elif self.transport.is_closing():
                 return
             elif self._head_bytes > head_max:
@@ -102,17 +106,20 @@ def guarded_protocol(
                 self._arm()
 
         def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if not self.cycle.more_body:  # else the body's end makes it idle
-                self._between_requests()
+            # Once per request, so uvicorn's own called directly rather than through super(),
+            # and `_between_requests` inlined: between requests now (uvicorn's keep-alive timer
+            # runs), unless the body's end is still to come and makes it so.
+            base.on_response_complete(self)  # type: ignore[attr-defined]
+            if not self.cycle.more_body and not self.transport.is_closing():
+                idle[self] = None
 
         def _between_requests(self) -> None:
             if not self.transport.is_closing():
-                self.idle[self] = None  # uvicorn's keep-alive timer runs now
+                idle[self] = None  # uvicorn's keep-alive timer runs now
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
-            self.idle.pop(self, None)
+            idle.pop(self, None)
             super().connection_lost(exc)
 
         def _in_request(self) -> bool:
@@ -134,11 +141,11 @@ def guarded_protocol(
 
         def _close(self, answer: bytes = b"") -> None:
             self._disarm()
-            self.idle.pop(self, None)
+            idle.pop(self, None)
             if not self.transport.is_closing():
                 if answer:
                     self.transport.write(answer)
                 self.transport.close()
 
-    GuardedProtocol.idle = {}
+    GuardedProtocol.idle = idle
     return GuardedProtocol

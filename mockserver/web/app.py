@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from mockserver.core.config import Settings
 from mockserver.engine.sandbox import Sandbox
@@ -24,7 +24,7 @@ class MockApp(Starlette):
     """A Starlette app (its state and lifespan, which tests, the pytest plugin and uvicorn
     use) whose HTTP requests go to `http`, the adapter of its sandbox."""
 
-    http: ASGIApp
+    http: Adapter  # its class, not any ASGI app: compiled code then calls it directly
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
