@@ -42,7 +42,7 @@ $(TOOLS):
 	touch $@
 
 $(DEV): pyproject.toml | $(TOOLS)
-	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs,container]'
 	rm -f $(SERVE)
 	touch $@
 
