@@ -34,7 +34,7 @@ WHEEL := dist/.wheel
 
 .PHONY: run wheel check test lint fmt bench bench-soak bench-idempotency bench-memory wrk valgrind \
 	clean browser screenshots \
-	compiled-copy docs docs-serve fuzz image
+	compiled-copy docs docs-serve fuzz image image-test
 
 $(TOOLS):
 	$(PYTHON) -m venv $(VENV)
@@ -99,7 +99,9 @@ run: $(SERVE)
 # network: container/context.py first puts in build/image/ the mockserver wheel and its
 # dependencies' wheels for the base's Python (asked of the base), downloaded on the host. The
 # wheel is the compiled one when it runs on the base (the host's Python ABI and machine, and a
-# C compiler here), else the pure one. Not part of `test`.
+# C compiler here), else the pure one. `make image-test` builds it and runs tests/image against
+# it (the engine must run containers; testcontainers needs its API: DOCKER_HOST, as
+# .ci/container-host sets up for podman). Neither is part of `test`.
 BASE ?= docker.io/library/python:3.12-slim
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 IMAGE ?= mockserver:$(VERSION)
@@ -126,6 +128,10 @@ image: | $(TOOLS)
 	$(BIN)/python container/context.py fill --out $(IMAGE_CONTEXT) --wheel "$$wheel"
 	$(ENGINE) build $(if $(filter podman,$(notdir $(ENGINE))),--format docker) --network none \
 		--build-arg BASE=$(BASE) --tag $(IMAGE) --file Containerfile $(IMAGE_CONTEXT)
+
+image-test: image $(DEV)
+	MOCKSERVER_TEST_IMAGE=$(IMAGE) CONTAINER_ENGINE=$(ENGINE) $(BIN)/pytest -q -p no:cacheprovider \
+		tests/image
 
 lint: $(DEV)
 	$(BIN)/ruff check $(SOURCES)
