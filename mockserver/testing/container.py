@@ -81,9 +81,11 @@ class MockServerContainer(Verifying, DockerContainer):
         ports = cast("dict[str, Any]", self.ports)
         ports[f"{PORT}/tcp"] = (bind_address, None) if bind_address else None
         self._admin_client: httpx.Client | None = None
+        self._url: str | None = None  # asked of the engine once per start
 
     def start(self) -> Self:
         """Start the container and return once `/_mock/health` answers 200."""
+        self._url = None
         super().start()
         try:
             self._wait_for_health()
@@ -123,10 +125,12 @@ class MockServerContainer(Verifying, DockerContainer):
     @property
     def url(self) -> str:
         """The server's root, e.g. `http://127.0.0.1:PORT` (the control plane is under it)."""
-        host = self.get_container_host_ip()
-        if host in LOCAL_HOSTS and self.bind_address:
-            host = self.bind_address  # not `localhost`, which may try ::1 first
-        return f"http://{host}:{self.get_exposed_port(PORT)}"
+        if self._url is None:
+            host = self.get_container_host_ip()
+            if host in LOCAL_HOSTS and self.bind_address:
+                host = self.bind_address  # not `localhost`, which may try ::1 first
+            self._url = f"http://{host}:{self.get_exposed_port(PORT)}"
+        return self._url
 
     @property
     def base_url(self) -> str:
