@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8080
-SOURCES := mockserver tests $(wildcard benchmarks) $(wildcard docs/*.py)
+SOURCES := mockserver tests $(wildcard benchmarks) $(wildcard docs/*.py) container
 
 # .venv holds one mockserver at a time: the editable sources with the test extra (lint, test,
 # fmt) or the built wheel with its runtime dependencies only (run). Each install removes the
@@ -34,7 +34,7 @@ WHEEL := dist/.wheel
 
 .PHONY: run wheel check test lint fmt bench bench-soak bench-idempotency bench-memory wrk valgrind \
 	clean browser screenshots \
-	compiled-copy docs docs-serve fuzz
+	compiled-copy docs docs-serve fuzz image image-test
 
 $(TOOLS):
 	$(PYTHON) -m venv $(VENV)
@@ -42,7 +42,7 @@ $(TOOLS):
 	touch $@
 
 $(DEV): pyproject.toml | $(TOOLS)
-	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs,container]'
 	rm -f $(SERVE)
 	touch $@
 
@@ -93,6 +93,45 @@ $(SERVE): $(PACKAGE) | $(TOOLS)
 
 run: $(SERVE)
 	$(BIN)/mockserver run --host $(HOST) --port $(PORT)
+
+# The container image (Containerfile; docs/guides/container.md): mockserver:VERSION, built with
+# podman or docker, whichever answers here, on the Python image BASE. The build needs no
+# network: container/context.py first puts in build/image/ the mockserver wheel and its
+# dependencies' wheels for the base's Python (asked of the base), downloaded on the host. The
+# wheel is the compiled one when it runs on the base (the host's Python ABI and machine, and a
+# C compiler here), else the pure one. `make image-test` builds it and runs tests/image against
+# it (the engine must run containers; testcontainers needs its API: DOCKER_HOST, as
+# .ci/container-host sets up for podman). Neither is part of `test`.
+BASE ?= docker.io/library/python:3.12-slim
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+IMAGE ?= mockserver:$(VERSION)
+IMAGE_CONTEXT := build/image
+# The first of podman and docker that answers, asked once and only by a target that uses it.
+ENGINE ?= $(eval ENGINE := $(shell for engine in podman docker; do \
+	$$engine info >/dev/null 2>&1 && { echo $$engine; break; }; done))$(ENGINE)
+
+image: | $(TOOLS)
+	@test -n "$(ENGINE)" || { echo "make image: neither podman nor docker runs here"; exit 1; }
+	rm -rf $(IMAGE_CONTEXT)
+	@kind=$$($(BIN)/python container/context.py choose --engine $(ENGINE) --base $(BASE) \
+		--out $(IMAGE_CONTEXT)) || exit 1; \
+	if [ "$$kind" = compiled ] && ! $(BIN)/python -c "$$CC_PROBE" >/dev/null; then \
+		echo "image: the pure wheel after all: no working C compiler here"; kind=pure; \
+	fi; \
+	if [ "$$kind" = compiled ]; then \
+		$(MAKE) --no-print-directory wheel && wheel=$$(cat $(WHEEL)); \
+	else \
+		env -u HATCH_BUILD_HOOKS_ENABLE $(BIN)/python -m build --wheel --outdir $(IMAGE_CONTEXT)/pure . \
+			>/dev/null && \
+		wheel=$$(ls $(IMAGE_CONTEXT)/pure/mockserver-*.whl); \
+	fi && \
+	$(BIN)/python container/context.py fill --out $(IMAGE_CONTEXT) --wheel "$$wheel"
+	$(ENGINE) build $(if $(filter podman,$(notdir $(ENGINE))),--format docker) --network none \
+		--build-arg BASE=$(BASE) --tag $(IMAGE) --file Containerfile $(IMAGE_CONTEXT)
+
+image-test: image $(DEV)
+	MOCKSERVER_TEST_IMAGE=$(IMAGE) CONTAINER_ENGINE=$(ENGINE) $(BIN)/pytest -q -p no:cacheprovider \
+		tests/image
 
 lint: $(DEV)
 	$(BIN)/ruff check $(SOURCES)

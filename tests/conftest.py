@@ -1,10 +1,13 @@
 """Shared fixtures: one app per session (frozen clock, default seed), reset before each test.
 
 `api` talks to it in-process; `live` over a real socket; `both` runs a test through each.
+tests/image (the container image's tier) is collected only when MOCKSERVER_TEST_IMAGE names an
+image, as `make image-test` does: `make test` needs no container engine.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +21,8 @@ from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.live import LiveServer
 from mockserver.web.app import create_app
 from tests.support.keys import auth
+
+collect_ignore = [] if os.environ.get("MOCKSERVER_TEST_IMAGE") else ["image"]
 
 
 @pytest.fixture(scope="session")
