@@ -107,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--no-admin",
         action="store_true",
-        help="turn off the /_mock control plane and inspector (default: on)",
+        help="turn off the /_mock control plane and inspector; GET /_mock/health stays "
+        "(default: on)",
     )
     run.add_argument(
         "--admin-token",

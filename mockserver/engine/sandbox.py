@@ -32,6 +32,7 @@ from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
 from mockserver.engine.control_plane import control_routes
 from mockserver.engine.control_plane.call import browser_guard
+from mockserver.engine.control_plane.health import HEALTH, health, is_health_check
 from mockserver.engine.journal import AccountJournal, Journal
 from mockserver.engine.pipeline import Pipeline, Turn
 from mockserver.engine.request import BodyReader, Request, Response
@@ -89,7 +90,10 @@ class Sandbox:
         """The sandbox's answer to `request`: every step the HTTP server would take (request
         id, journal, authentication, regions, rate limits, idempotency, scenarios, due timers,
         the error envelope), `/_mock` requests included. `body` reads a body still arriving
-        (the HTTP server's); without it, `request.body` is the body."""
+        (the HTTP server's); without it, `request.body` is the body. A health check is
+        answered before any of that (`control_plane/health.py`)."""
+        if request.path == HEALTH and is_health_check(request):
+            return health()
         return await self._serve(request, body)
 
     def add_pages(self, routes: list[Route]) -> None:
