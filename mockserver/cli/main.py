@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import sys
 import tempfile
@@ -18,9 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mockserver import __version__
 from mockserver.cli import fidelity as fidelity_cli
 from mockserver.cli import snapshot_seed, webhook_tools
 from mockserver.cli.bind import open_control_plane_refusal
+from mockserver.cli.environment import EnvironmentParser, Repeated
 from mockserver.core.compiled import request_path_compiled
 from mockserver.core.config import (
     DEFAULT_RANDOM_SEED,
@@ -45,7 +48,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="A stateful sandbox of the Document, Vault, Workflow and Audit API, v1.",
         epilog="`mockserver COMMAND --help` describes one command.",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"mockserver {__version__}",
+        help="print the version and exit",
+    )
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=EnvironmentParser
+    )
 
     def command(
         name: str, summary: str, parent: Any = commands, details: str = ""
@@ -62,121 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
         "run",
         "start the server (until Ctrl-C)",
         details="A bad seed or scenario exits with status 2 and its file:line: message "
-        "before anything is served.",
+        "before anything is served. Every option can also be set by the environment variable "
+        "its help names ([env: ...]); a flag beats its variable. A switch's variable takes 1, "
+        "true, yes or on (or 0, false, no or off); MOCKSERVER_SCENARIO takes a list separated "
+        f"by '{os.pathsep}'. A bad value is a usage error (status 2) naming the variable.",
     )
-    run.add_argument(
-        "--host",
-        default="127.0.0.1",
-        help="address to listen on; an address other than loopback needs --admin-token or "
-        "--no-admin (default: %(default)s)",
-    )
-    run.add_argument(
-        "--port", type=int, default=8080, help="port to listen on (default: %(default)s)"
-    )
-    run.add_argument("--seed", type=Path, metavar="FILE", help=_SEED_HELP)
-    run.add_argument(
-        "--scenario",
-        type=Path,
-        action="append",
-        default=[],
-        metavar="FILE|NAME",
-        help="load a scenario file, or a shipped scenario by name (legal_hold), before serving; "
-        "repeat for more (default: none)",
-    )
-    run.add_argument(
-        "--clock",
-        choices=("real", "frozen"),
-        default="real",
-        help="real: the mock clock follows the wall clock; frozen: it moves only when told "
-        "(default: %(default)s)",
-    )
-    run.add_argument(
-        "--start-time",
-        metavar="RFC3339",
-        help=f"start of the mock clock (default: now for a real clock, {DEFAULT_START_TIME} "
-        "for a frozen one)",
-    )
-    run.add_argument(
-        "--random-seed", type=int, default=DEFAULT_RANDOM_SEED, metavar="N", help=_RANDOM_HELP
-    )
-    run.add_argument(
-        "--no-rate-limit",
-        action="store_true",
-        help="send rate-limit headers but refuse nothing, for load tests (default: limits on)",
-    )
-    run.add_argument(
-        "--no-admin",
-        action="store_true",
-        help="turn off the /_mock control plane and inspector; GET /_mock/health stays "
-        "(default: on)",
-    )
-    run.add_argument(
-        "--admin-token",
-        metavar="TOKEN",
-        help="require this X-Mock-Admin-Token on /_mock; needed to bind a --host other than "
-        "loopback with the control plane on (default: none, /_mock is open)",
-    )
-    run.add_argument(
-        "--idempotency-records",
-        type=_positive,
-        default=IDEMPOTENCY_RECORDS,
-        metavar="N",
-        help="idempotent results kept per account and environment; beyond it the oldest is "
-        "dropped, and a retry with its key runs again (default: %(default)s)",
-    )
-    run.add_argument(
-        "--state-dir",
-        type=Path,
-        metavar="DIR",
-        help="keep the sandbox durable in DIR: every request answered survives a crash and a "
-        "restart with the same DIR continues where it stopped; one process per DIR "
-        "(default: none, the state lives in memory only)",
-    )
-    run.add_argument(
-        "--state-log-max",
-        type=_megabytes,
-        default=STATE_LOG_MAX // 2**20,
-        metavar="MB",
-        help="with --state-dir: once the log in DIR is larger, the state is written as a "
-        "checkpoint and a new log started (default: %(default)s)",
-    )
-    run.add_argument(
-        "--strict-webhook-urls",
-        action="store_true",
-        help="refuse http:// webhook URLs, loopback ones too (default: http:// to loopback "
-        "hosts is allowed)",
-    )
-    run.add_argument(
-        "--log-level",
-        choices=_LOG_LEVELS,
-        default="warning",
-        help="uvicorn's log level (default: %(default)s)",
-    )
-    run.add_argument(
-        "--tls",
-        action="store_true",
-        help="serve HTTPS only, with a throwaway test CA (default: plain HTTP)",
-    )
-    tls_source = run.add_mutually_exclusive_group()
-    tls_source.add_argument(
-        "--tls-dir",
-        type=Path,
-        metavar="DIR",
-        help="where --tls writes ca.pem and the certificate; implies --tls (default: a "
-        "temporary folder removed at exit)",
-    )
-    tls_source.add_argument(
-        "--tls-cert",
-        type=Path,
-        metavar="PEM",
-        help="serve your own certificate chain (PEM); implies --tls (default: none)",
-    )
-    run.add_argument(
-        "--tls-key",
-        type=Path,
-        metavar="PEM",
-        help="the private key of --tls-cert (default: read from the --tls-cert file)",
-    )
+    assert isinstance(run, EnvironmentParser)
+    run.read_environment(_run_options(run))
 
     validate = command(
         "validate",
@@ -260,6 +163,146 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _run_options(run: argparse.ArgumentParser) -> list[argparse.Action]:
+    """Add every option of `mockserver run`; each may also come from its variable."""
+    return [
+        run.add_argument(
+            "--host",
+            default="127.0.0.1",
+            help="address to listen on; an address other than loopback needs --admin-token or "
+            "--no-admin (default: %(default)s)",
+        ),
+        run.add_argument(
+            "--port",
+            type=_port,
+            default=8080,
+            help="port to listen on; 0 picks a free one, which the start-up line names "
+            "(default: %(default)s)",
+        ),
+        run.add_argument("--seed", type=Path, metavar="FILE", help=_SEED_HELP),
+        run.add_argument(
+            "--scenario",
+            type=Path,
+            action=Repeated,
+            default=[],
+            metavar="FILE|NAME",
+            help="load a scenario file, or a shipped scenario by name (legal_hold), before "
+            "serving; repeat for more (default: none)",
+        ),
+        run.add_argument(
+            "--clock",
+            choices=("real", "frozen"),
+            default="real",
+            help="real: the mock clock follows the wall clock; frozen: it moves only when told "
+            "(default: %(default)s)",
+        ),
+        run.add_argument(
+            "--start-time",
+            metavar="RFC3339",
+            help=f"start of the mock clock (default: now for a real clock, {DEFAULT_START_TIME} "
+            "for a frozen one)",
+        ),
+        run.add_argument(
+            "--random-seed", type=int, default=DEFAULT_RANDOM_SEED, metavar="N", help=_RANDOM_HELP
+        ),
+        run.add_argument(
+            "--no-rate-limit",
+            action="store_true",
+            help="send rate-limit headers but refuse nothing, for load tests (default: limits on)",
+        ),
+        run.add_argument(
+            "--no-admin",
+            action="store_true",
+            help="turn off the /_mock control plane and inspector; GET /_mock/health stays "
+            "(default: on)",
+        ),
+        run.add_argument(
+            "--admin-token",
+            metavar="TOKEN",
+            help="require this X-Mock-Admin-Token on /_mock; needed to bind a --host other than "
+            "loopback with the control plane on (default: none, /_mock is open)",
+        ),
+        run.add_argument(
+            "--idempotency-records",
+            type=_positive,
+            default=IDEMPOTENCY_RECORDS,
+            metavar="N",
+            help="idempotent results kept per account and environment; beyond it the oldest is "
+            "dropped, and a retry with its key runs again (default: %(default)s)",
+        ),
+        run.add_argument(
+            "--state-dir",
+            type=Path,
+            metavar="DIR",
+            help="keep the sandbox durable in DIR: every request answered survives a crash and "
+            "a restart with the same DIR continues where it stopped; one process per DIR "
+            "(default: none, the state lives in memory only)",
+        ),
+        run.add_argument(
+            "--state-log-max",
+            type=_megabytes,
+            default=STATE_LOG_MAX // 2**20,
+            metavar="MB",
+            help="with --state-dir: once the log in DIR is larger, the state is written as a "
+            "checkpoint and a new log started (default: %(default)s)",
+        ),
+        run.add_argument(
+            "--strict-webhook-urls",
+            action="store_true",
+            help="refuse http:// webhook URLs, loopback ones too (default: http:// to loopback "
+            "hosts is allowed)",
+        ),
+        run.add_argument(
+            "--log-level",
+            choices=_LOG_LEVELS,
+            default="warning",
+            help="uvicorn's log level (default: %(default)s)",
+        ),
+        run.add_argument(
+            "--tls",
+            action="store_true",
+            help="serve HTTPS only, with a throwaway test CA (default: plain HTTP)",
+        ),
+        *_tls_options(run),
+    ]
+
+
+def _tls_options(run: argparse.ArgumentParser) -> list[argparse.Action]:
+    tls_source = run.add_mutually_exclusive_group()
+    return [
+        tls_source.add_argument(
+            "--tls-dir",
+            type=Path,
+            metavar="DIR",
+            help="where --tls writes ca.pem and the certificate; implies --tls (default: a "
+            "temporary folder removed at exit)",
+        ),
+        tls_source.add_argument(
+            "--tls-cert",
+            type=Path,
+            metavar="PEM",
+            help="serve your own certificate chain (PEM); implies --tls (default: none)",
+        ),
+        run.add_argument(
+            "--tls-key",
+            type=Path,
+            metavar="PEM",
+            help="the private key of --tls-cert (default: read from the --tls-cert file)",
+        ),
+    ]
+
+
+def _port(text: str) -> int:
+    """An argument that must be a TCP port number, 0 to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, got {text!r}")
+    return value
+
+
 def _positive(text: str) -> int:
     """An argument that must be a whole number of at least 1."""
     try:
@@ -299,6 +342,8 @@ def _openapi(seed_path: Path | None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     refusal = open_control_plane_refusal(args.host, not args.no_admin, args.admin_token)
+    if refusal is None:
+        refusal = _tls_mistake(args)
     if refusal is not None:
         print(refusal, file=sys.stderr)
         return 2
@@ -340,13 +385,23 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tls_mistake(args: argparse.Namespace) -> str | None:
+    """What is wrong with the TLS options taken together, or None."""
+    if args.tls_key is not None and args.tls_cert is None:
+        return "mockserver: cannot set up TLS: --tls-key needs --tls-cert"
+    if args.tls_dir is not None and args.tls_cert is not None:  # one of them from a variable
+        return (
+            "mockserver: cannot set up TLS: --tls-dir (MOCKSERVER_TLS_DIR) and --tls-cert "
+            "(MOCKSERVER_TLS_CERT) exclude each other"
+        )
+    return None
+
+
 def _tls_files(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> TlsFiles | None:
     """The user's certificate, or a new test CA and certificate (in --tls-dir, else in a temporary
     folder removed at exit), or None for plain HTTP."""
     from mockserver.serving.certs import make_test_certs, user_certs
 
-    if args.tls_key is not None and args.tls_cert is None:
-        raise ValueError("--tls-key needs --tls-cert")
     if args.tls_cert is not None:
         return user_certs(args.tls_cert, args.tls_key)
     if not (args.tls or args.tls_dir):
