@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
 import socket
 import sys
 import tempfile
@@ -30,6 +31,7 @@ from mockserver.core.config import (
 
 if TYPE_CHECKING:
     from mockserver.serving.certs import TlsFiles
+    from mockserver.serving.console import StartUp
     from mockserver.serving.listen import StopSignals
     from mockserver.web.app import MockApp
 
@@ -127,6 +129,20 @@ def add_options(run: argparse.ArgumentParser) -> list[argparse.Action]:
             action="store_true",
             help="refuse http:// webhook URLs, loopback ones too (default: http:// to loopback "
             "hosts is allowed)",
+        ),
+        run.add_argument(
+            "--log-format",
+            choices=("text", "json"),
+            default="text",
+            help="text: lines for a person; json: every line on stdout a JSON object, one "
+            "per API request included, and log records as JSON on stderr (default: %(default)s)",
+        ),
+        run.add_argument(
+            "--log-requests",
+            action="store_true",
+            help="with --log-format text, a line per API request on stdout: method, path, "
+            "status, duration, request id, and why an error answer was refused (default: off; "
+            "json always has them)",
         ),
         run.add_argument(
             "--log-level",
@@ -233,6 +249,7 @@ def _serve(
     cleanup: contextlib.ExitStack,
 ) -> int:
     """Build the sandbox, then serve it on `sockets` until a stop signal."""
+    from mockserver.serving.console import Console, log_config
     from mockserver.serving.gc_tuning import PacedCollection, tune_for_serving
     from mockserver.serving.server import protocol_options, serve
     from mockserver.web.app import create_app
@@ -244,15 +261,19 @@ def _serve(
     except (OSError, ValueError) as error:
         print(f"mockserver: cannot set up TLS: {error}", file=sys.stderr)
         return 2
+    console = Console(args.log_format)
+
+    def started() -> None:
+        console.started(_start_up(app, sockets, tls))
+        if args.log_requests or args.log_format == "json":
+            app.state.sandbox.observe(console.request)
+
+    logging = log_config(args.log_format)
+    if logging is not None:
+        options = {**options, "log_config": logging}
     tune_for_serving()
-    serve(
-        PacedCollection(app),
-        options,
-        sockets,
-        stop,
-        lambda: _print_banner(app, sockets, tls),
-        log_level=args.log_level,
-    )
+    serve(PacedCollection(app), options, sockets, stop, started, log_level=args.log_level)
+    console.stopped(None if stop.requested is None else signal.Signals(stop.requested).name)
     return 0
 
 
@@ -302,34 +323,28 @@ def _tls_files(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> TlsFi
     return make_test_certs(directory)
 
 
-def _print_banner(app: MockApp, sockets: list[socket.socket], tls: TlsFiles | None) -> None:
-    """The start-up lines, once the server serves: where it listens, with the version, the
-    clock and the inspector; the base URLs and a first request; which build runs."""
+def _start_up(app: MockApp, sockets: list[socket.socket], tls: TlsFiles | None) -> StartUp:
+    """What the start-up lines say, once the server serves: where it listens, the version,
+    the clock, the inspector, which build runs."""
     from mockserver.core.clock import format_ts
+    from mockserver.serving.console import StartUp
     from mockserver.serving.listen import shown
 
     scheme = "https" if tls else "http"
     addresses = [shown(sock) for sock in sockets]
     base = f"{scheme}://{_reachable(addresses[0])}"
     clock = app.state.store.clock
-    at = f" at {format_ts(clock.now())}" if clock.mode == "frozen" else ""
-    inspector = f"{base}/_mock/ui" if app.state.settings.admin else "off (--no-admin)"
-    curl = "curl"
-    if tls is not None and tls.ca_bundle is not None:
-        curl = f"curl --cacert {tls.ca_bundle}"
-        print(f"mockserver test CA bundle: {tls.ca_bundle} (server certificate and key beside it)")
-    listening = " and ".join(f"{scheme}://{address}" for address in addresses)
-    print(
-        f"mockserver listening on {listening} (version {__version__}; clock: {clock.mode}{at}; "
-        f"inspector: {inspector})"
+    return StartUp(
+        version=__version__,
+        addresses=addresses,
+        scheme=scheme,
+        base_url=base,
+        clock_mode=clock.mode,
+        clock_now=format_ts(clock.now()) if clock.mode == "frozen" else None,
+        inspector=f"{base}/_mock/ui" if app.state.settings.admin else None,
+        ca_bundle=None if tls is None or tls.ca_bundle is None else str(tls.ca_bundle),
+        request_path=COMPILED if request_path_compiled() else PURE,
     )
-    print(
-        f"mockserver API: {base}/v1 (also {base}/us/v1 and {base}/eu/v1, and on the hosts "
-        f"us.localhost and eu.localhost); "
-        f"try: {curl} -H 'Authorization: Bearer sk_test_mock_full' {base}/v1/whoami",
-    )
-    path = COMPILED if request_path_compiled() else PURE
-    print(f"mockserver request path: {path}", flush=True)
 
 
 def _reachable(address: str) -> str:

@@ -9,9 +9,12 @@ stop must complete is the documented contract, not something a busy machine is t
 
 from __future__ import annotations
 
+import json
+import re
 import signal
 import socket
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -148,3 +151,61 @@ def test_health_needs_no_admin_token_and_writes_no_log(runs: list[Run], tmp_path
     assert {p.name: p.stat().st_size for p in state.rglob("*") if p.is_file()} == sizes
     assert httpx.get(f"http://127.0.0.1:{port}/_mock/clock").status_code == 401
     assert run.stop() == 0
+
+
+def test_json_logs_are_one_object_a_line(runs: list[Run], tmp_path: Path) -> None:
+    run = start(runs, tmp_path / "run", "--port", "0", "--clock", "frozen", "--log-format", "json")
+    started = json.loads(run.wait_for_line('"event":"started"'))
+    [base] = started["listening"]
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+", base)
+    assert started["clock"] == {"mode": "frozen", "now": "2026-01-15T09:00:00Z"}
+    assert started["inspector"] == f"{base}/_mock/ui"
+    assert started["version"] == mockserver.__version__
+    with httpx.Client(base_url=base) as client:
+        sent = [
+            client.get("/v1/whoami", headers=auth()),
+            client.get("/eu/v1/documents/doc_nowhere", headers=auth()),
+            client.get("/v1/whoami"),
+        ]
+        client.get("/_mock/health")
+        made = client.post("/_mock/accounts").json()
+        key = {"Authorization": f"Bearer {made['keys']['full']}"}
+        sent.append(client.post("/v1/vaults", json={"name": "V", "region": "us"}, headers=key))
+    assert run.stop() == 0
+    lines = [json.loads(line) for line in run.output().splitlines()]
+    assert [line["event"] for line in lines] == ["started", *["request"] * 4, "stopped"]
+    requests = lines[1:-1]
+    for line, response in zip(requests, sent, strict=True):
+        assert line["request_id"] == response.headers["x-request-id"]
+        assert line["method"] == response.request.method
+        assert line["path"] == response.request.url.path
+        assert line["status"] == response.status_code
+        assert isinstance(line["duration_ms"], float)
+        assert line["duration_ms"] >= 0
+        assert datetime.fromisoformat(line["time"]).tzinfo is not None
+    assert [line["account"] for line in requests] == [
+        "acct_mock_us",
+        "acct_mock_us",
+        None,
+        made["id"],
+    ]
+    assert requests[1]["explain"].startswith("not_found: ")
+    assert requests[2]["explain"].startswith("authentication: ")
+    assert lines[-1]["signal"] == "SIGTERM"
+
+
+def test_text_logs_a_line_per_request_when_asked(runs: list[Run], tmp_path: Path) -> None:
+    quiet = start(runs, tmp_path / "quiet", "--port", "0")
+    _, port = quiet.listening()
+    assert httpx.get(f"http://127.0.0.1:{port}/v1/whoami", headers=auth()).status_code == 200
+    loud = start(runs, tmp_path / "loud", "--port", "0", MOCKSERVER_LOG_REQUESTS="1")
+    _, loud_port = loud.listening()
+    answer = httpx.get(f"http://127.0.0.1:{loud_port}/v1/documents/doc_nowhere", headers=auth())
+    line = loud.wait_for_line(" GET /v1/documents/doc_nowhere 404 ")
+    assert answer.headers["x-request-id"] in line
+    assert line.endswith("not_found: No such document: 'doc_nowhere'")
+    assert quiet.stop() == 0
+    assert loud.stop(signal.SIGINT) == 0
+    assert not [line for line in quiet.output().splitlines() if " /v1/whoami " in line]
+    assert quiet.output().splitlines()[-1] == "mockserver stopped (SIGTERM)"
+    assert loud.output().splitlines()[-1] == "mockserver stopped (SIGINT)"
