@@ -38,7 +38,10 @@ def listen(host: str, port: int) -> list[socket.socket]:
             if (family, address[0]) in seen:
                 continue
             seen.add((family, address[0]))
-            sock = socket.socket(family, kind, proto)
+            try:
+                sock = socket.socket(family, kind, proto)
+            except OSError:  # a family this system does not have (IPv6 turned off): skipped
+                continue
             sockets.append(sock)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             if family == socket.AF_INET6:
@@ -46,6 +49,8 @@ def listen(host: str, port: int) -> list[socket.socket]:
             if port == 0 and len(sockets) > 1:  # the others on the port the first was given
                 address = (address[0], sockets[0].getsockname()[1], *address[2:])
             sock.bind(address)
+        if not sockets:
+            raise OSError(f"no address of {host} can be listened on")
     except OSError:
         for sock in sockets:
             sock.close()
