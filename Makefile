@@ -1,7 +1,8 @@
 # What a contributor types. Every target creates its venv and installs on first use, so a clean
-# clone needs nothing but `make run` or `make test`. docs/development/compiled-build.md says how
-# the compiled wheel is built and how `run` and `test` use it. While editing, `make check` is the
-# fast tier (under two minutes on two cores); `make test` runs everything before a merge.
+# clone needs nothing but `make run` or `make test`. `make run` serves the sources at once;
+# docs/development/compiled-build.md says how the compiled wheel is built (`make wheel`) and how
+# `run-compiled` and `test` use it. While editing, `make check` is the fast tier (under two
+# minutes on two cores); `make test` runs everything before a merge.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -9,12 +10,12 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8080
 SOURCES := mockserver tests $(wildcard benchmarks) $(wildcard docs/*.py) container
 
-# .venv holds one mockserver at a time: the editable sources with the test extra (lint, test,
-# fmt) or the built wheel with its runtime dependencies only (run). Each install removes the
-# other's stamp, so the next target that needs the other one installs it again.
+# .venv holds the sources, installed editable: with their runtime dependencies only for `run`
+# (quick to install), with the test and docs extras for lint, test and fmt.
+VPY   := $(VENV)/bin/python
 TOOLS := $(VENV)/.tools
 DEV   := $(VENV)/.dev
-SERVE := $(VENV)/.serve
+SERVE := $(VENV)/.serve-sources
 # The compiled wheel with the test extra: the suite's second run and the benchmarks.
 CVENV  := .venv-compiled
 CBIN   := $(CVENV)/bin
@@ -32,28 +33,46 @@ PACKAGE := pyproject.toml README.md \
 	$(shell find mockserver seeds scenarios -type f ! -path '*/__pycache__/*' ! -name '*.so')
 WHEEL := dist/.wheel
 
-.PHONY: run wheel check test lint fmt bench bench-soak bench-idempotency bench-memory wrk valgrind \
-	clean browser screenshots \
+.PHONY: run run-compiled wheel check test lint fmt bench bench-soak bench-idempotency bench-memory \
+	wrk valgrind clean browser screenshots \
 	compiled-copy docs docs-serve fuzz image image-test
 
-$(TOOLS):
+$(VPY):
 	$(PYTHON) -m venv $(VENV)
+
+$(TOOLS): | $(VPY)
 	$(BIN)/python -m pip install --quiet --upgrade pip build
 	touch $@
 
 $(DEV): pyproject.toml | $(TOOLS)
 	$(BIN)/python -m pip install --quiet -e '.[test,docs,container]'
-	rm -f $(SERVE)
 	touch $@
 
+# `run`'s install: the sources, editable (an edit is served at the next start), with the
+# runtime dependencies only: a fresh clone answers within seconds of them being installed.
+$(SERVE): pyproject.toml | $(VPY)
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+run: $(SERVE)
+	$(BIN)/mockserver run --host $(HOST) --port $(PORT)
+
 # The compiled wheel (and its sdist) in dist/, built by the documented command: about 90 s,
-# and only when a file of the package changed.
+# and only when a file of the package changed. Without a working C compiler it stops and says
+# so.
 wheel: $(WHEEL)
 
 $(WHEEL): $(PACKAGE) | $(TOOLS)
+	@compiler=$$($(BIN)/python -c "$$CC_PROBE") || { \
+		echo "make wheel: no working C compiler ($$compiler does not build against Python's headers): install one (gcc, and python3-dev for Debian's Python) or set CC (docs/development/compiled-build.md)"; \
+		exit 1; }
 	rm -f dist/mockserver-*
 	HATCH_BUILD_HOOKS_ENABLE=1 $(BIN)/python -m build
 	ls dist/mockserver-*.whl > $@
+
+# The compiled wheel served from its own venv (the one the suite's compiled run uses).
+run-compiled: $(CSTAMP)
+	$(CBIN)/mockserver run --host $(HOST) --port $(PORT)
 
 # Whether the C compiler the build would use (CC, else the one Python was built with) compiles
 # against Python's headers; prints that compiler.
@@ -74,25 +93,6 @@ with tempfile.TemporaryDirectory() as folder:
 sys.exit(0 if works else 1)
 endef
 export CC_PROBE
-
-# `run`'s install: the compiled wheel with its runtime dependencies only. With no working C
-# compiler, the same package as Python, and one line that says so (no stamp then: the next
-# `make run` looks for a compiler again).
-$(SERVE): $(PACKAGE) | $(TOOLS)
-	@rm -f $(DEV)
-	@if compiler=$$($(BIN)/python -c "$$CC_PROBE"); then \
-		$(MAKE) --no-print-directory wheel && \
-		$(BIN)/python -m pip uninstall --quiet --quiet --yes mockserver && \
-		$(BIN)/python -m pip install --quiet "$$(cat $(WHEEL))" && \
-		touch $@; \
-	else \
-		echo "make run: no working C compiler ($$compiler does not build against Python's headers): installing mockserver as pure Python, the same API without the compiled request path (docs/development/compiled-build.md)"; \
-		$(BIN)/python -m pip uninstall --quiet --quiet --yes mockserver && \
-		$(BIN)/python -m pip install --quiet .; \
-	fi
-
-run: $(SERVE)
-	$(BIN)/mockserver run --host $(HOST) --port $(PORT)
 
 # The container image (Containerfile; docs/guides/container.md): mockserver:VERSION, built with
 # podman or docker, whichever answers here, on the Python image BASE. The build needs no

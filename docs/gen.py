@@ -72,7 +72,11 @@ _NOTES = {
 }
 
 
-def _option_row(action: argparse.Action) -> str | None:
+# The variable an option's help names (mockserver/cli/environment.py): a column of its own.
+_VARIABLE = re.compile(r" ?\[env: (\w+)\]")
+
+
+def _option_row(action: argparse.Action, variables: bool = False) -> str | None:
     if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
         return None
     if action.option_strings:
@@ -89,19 +93,26 @@ def _option_row(action: argparse.Action) -> str | None:
         if action.choices:
             name += " (" + ", ".join(f"`{choice}`" for choice in action.choices) + ")"
     notes = []
+    variable = ""
     if action.help and action.help != argparse.SUPPRESS:
         # argparse's own "%(default)s": the default is said once, by the note below.
-        notes.append(_DEFAULT.sub(lambda m: f" ({m[1]})" if m[1] else "", action.help))
+        text = _DEFAULT.sub(lambda m: f" ({m[1]})" if m[1] else "", action.help)
+        found = _VARIABLE.search(text)
+        if found:
+            variable, text = f"`{found[1]}`", _VARIABLE.sub("", text)
+        notes.append(text)
     elif action.dest in _NOTES:
         notes.append(_NOTES[action.dest])
     if action.required and action.option_strings:
         notes.append("required")
-    if isinstance(action, argparse._AppendAction):
+    if isinstance(action, argparse._AppendAction) or getattr(action, "repeatable", False):
         notes.append("may be repeated")
     default = action.default
     if action.option_strings and action.nargs != 0 and default not in (None, [], argparse.SUPPRESS):
         notes.append(f"default `{default}`")
     text = "; ".join(notes).replace("|", "\\|") or ""
+    if variables:
+        return f"| {name} | {variable} | {text} |"
     return f"| {name} | {text} |"
 
 
@@ -121,8 +132,11 @@ def cli_page() -> str:
         "# Command line",
         "",
         "The `mockserver` command is installed with the package (`python -m mockserver` is the",
-        "same). Every command below answers `--help`. Load-time errors (a bad seed or scenario)",
-        "are printed as `file:line: message` and end the command with exit status 2.",
+        "same). Every command below answers `--help`; `mockserver --version` prints the version.",
+        "Load-time errors (a bad seed or scenario) are printed as `file:line: message` and end",
+        "the command with exit status 2. Every option of `mockserver run` can also be set by the",
+        "environment variable of its row, and a flag beats its variable: see",
+        "[environment variables](configuration.md#environment-variables) for their forms.",
         "",
     ]
     for sub, help_text in _subcommands(parser):
@@ -131,8 +145,11 @@ def cli_page() -> str:
         if help_text:
             lines += [help_text[0].upper() + help_text[1:] + ".", ""]
         lines += ["```text", _usage(sub), "```", ""]
-        rows = [row for row in map(_option_row, sub._actions) if row]
-        if rows:
+        variables = any(_VARIABLE.search(action.help or "") for action in sub._actions)
+        rows = [row for action in sub._actions if (row := _option_row(action, variables))]
+        if rows and variables:
+            lines += ["| argument | variable | meaning |", "|---|---|---|", *rows, ""]
+        elif rows:
             lines += ["| argument | meaning |", "|---|---|", *rows, ""]
     return "\n".join(lines).rstrip() + "\n"
 

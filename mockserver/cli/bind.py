@@ -19,6 +19,7 @@ def open_control_plane_refusal(host: str, admin: bool, admin_token: str | None) 
     return (
         f"mockserver: refusing to serve the /_mock control plane without a token on {host}, "
         "which is not a loopback address: anyone who can reach it could reset the sandbox, "
-        "move its clock or revoke its keys. Pass --admin-token TOKEN (calls then send "
-        "X-Mock-Admin-Token), or --no-admin to turn the control plane off, or bind 127.0.0.1."
+        "move its clock or revoke its keys. Pass --admin-token TOKEN or set "
+        "MOCKSERVER_ADMIN_TOKEN (calls then send X-Mock-Admin-Token), or pass --no-admin "
+        "(MOCKSERVER_NO_ADMIN=1) to turn the control plane off, or bind 127.0.0.1."
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError, InternalError
@@ -103,6 +103,23 @@ class Turn:
 Dispatch = Callable[[Turn], Awaitable[Response]]
 
 
+class Answered(NamedTuple):
+    """An API request once answered, as the callbacks of `Sandbox.observe` get it: `account`
+    is the account of its key (or of the account sandbox that answered it), None without one;
+    `explain` the `check: message` line of an error answer (as `X-Mock-Explain` has it), None
+    for a success; `seconds` the time the sandbox took."""
+
+    request: Request
+    response: Response
+    request_id: str
+    account: str | None
+    explain: str | None
+    seconds: float
+
+
+Observer = Callable[[Answered], None]
+
+
 class Pipeline:
     """The steps around a sandbox's handlers (`dispatch`: the router's)."""
 
@@ -132,6 +149,11 @@ class Pipeline:
         self.elsewhere: Callable[[Request], Pipeline | None] | None = None
         # The server's scenarios, in an account's pipeline: they apply after the account's own.
         self.outer_scenarios: ScenarioEngine | None = None
+        # Told of every API request once answered (a request log); an account's pipeline
+        # shares the server's list. `observing`: whether there are any (one test per request).
+        self.observers: list[Observer] = []
+        self.observing = False
+        self.account: str | None = None  # the account of an account sandbox's pipeline
 
     def _restart_control_ids(self) -> None:
         store = self.store
@@ -147,10 +169,13 @@ class Pipeline:
             owner = self.elsewhere(request)
             if owner is not None:
                 return await owner.serve(request, reader)
+        observed = self.observing and not control
         if self.journal is not None and not control:
             query = request.query.decode("latin-1")
             seen = tuple(request.headers)
             entry = self.journal.open(store.clock.now(), request.method, request.path, query, seen)
+            started = perf_counter()
+        elif observed:
             started = perf_counter()
         path_region, path = split_region(request.path)
         store.scheduler.run_due()  # real clock: timers that fell due since the last request
@@ -191,7 +216,10 @@ class Pipeline:
                     if isinstance(parsed, dict):
                         turn.parsed_body = (turn._body or b"", parsed)
                     if isinstance(claimed, Replay):
-                        return self._replay(turn, claimed, rate_headers, date)
+                        replay = self._replay(turn, claimed, rate_headers, date)
+                        if observed:
+                            self._observed(turn, replay, started)
+                        return replay
                     ticket = claimed
                 if self.scenarios.active and path.startswith("/v1"):
                     response = await apply_rules(self.scenarios, turn, self._outer(turn))
@@ -225,6 +253,8 @@ class Pipeline:
                 entry.status = response.status
                 entry.response_headers = tuple(headers)
                 entry.add_response_body(response.body, response.kept)
+            if observed:
+                self._observed(turn, response, started)
             return response
         finally:
             if ticket is not None:
@@ -233,6 +263,19 @@ class Pipeline:
                 entry.duration = perf_counter() - started
                 entry.rule = turn.rule
                 entry.explain = turn.explain
+
+    def _observed(self, turn: Turn, response: Response, started: float) -> None:
+        """Tell the observers of an answered API request."""
+        explain = None
+        if response.status >= 400:
+            refused = turn.explain or replayed(response.status, response.body, turn.path)
+            explain = header_value(refused).decode("ascii")
+        principal = turn.principal
+        account = principal.account_id if principal is not None else self.account
+        seconds = perf_counter() - started
+        answered = Answered(turn.request, response, turn.request_id, account, explain, seconds)
+        for observer in self.observers:
+            observer(answered)
 
     def _outer(self, turn: Turn) -> Callable[[], Awaitable[Response]]:
         """The answer once this pipeline's scenario rules let the request through: the

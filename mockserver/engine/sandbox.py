@@ -32,8 +32,9 @@ from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
 from mockserver.engine.control_plane import control_routes
 from mockserver.engine.control_plane.call import browser_guard
+from mockserver.engine.control_plane.health import HEALTH, health, is_health_check
 from mockserver.engine.journal import AccountJournal, Journal
-from mockserver.engine.pipeline import Pipeline, Turn
+from mockserver.engine.pipeline import Observer, Pipeline, Turn
 from mockserver.engine.request import BodyReader, Request, Response
 from mockserver.engine.routing import Route, Router
 from mockserver.engine.snapshots import Snapshots
@@ -89,8 +90,19 @@ class Sandbox:
         """The sandbox's answer to `request`: every step the HTTP server would take (request
         id, journal, authentication, regions, rate limits, idempotency, scenarios, due timers,
         the error envelope), `/_mock` requests included. `body` reads a body still arriving
-        (the HTTP server's); without it, `request.body` is the body."""
+        (the HTTP server's); without it, `request.body` is the body. A health check is
+        answered before any of that (`control_plane/health.py`)."""
+        if request.path == HEALTH and is_health_check(request):
+            return health()
         return await self._serve(request, body)
+
+    def observe(self, observer: Observer) -> None:
+        """Call `observer` with every API request (not `/_mock`) once answered, this sandbox's
+        and its accounts' alike: what a request log is made of. It runs on the request's path,
+        so it must be quick and must not raise."""
+        self.pipeline.observers.append(observer)
+        for sandbox in [self, *(tenant.sandbox for tenant in self.tenants or ())]:
+            sandbox.pipeline.observing = True
 
     def add_pages(self, routes: list[Route]) -> None:
         """Serve more routes under `/_mock` (the inspector's pages), behind the control plane's
@@ -165,6 +177,9 @@ class Sandbox:
         store.reset_hooks.append(journal.clear)
         sandbox = cls(settings, store, scenarios, webhooks, journal, account=account.id)
         sandbox.pipeline.outer_scenarios = server.scenarios
+        sandbox.pipeline.observers = server.pipeline.observers  # one request log for all
+        sandbox.pipeline.observing = server.pipeline.observing
+        sandbox.pipeline.account = account.id
         return sandbox
 
     def running(self) -> AbstractAsyncContextManager[None]:

@@ -7,6 +7,8 @@ HTTPS-only when TLS is on (`https_only.py`), with no access log and without uvic
 
 from __future__ import annotations
 
+import socket
+from collections.abc import Callable
 from typing import Any
 
 import uvicorn
@@ -16,6 +18,7 @@ from mockserver.serving.asgi import ASGIApp
 from mockserver.serving.certs import TlsFiles
 from mockserver.serving.guard import guarded_protocol, uvicorn_limits
 from mockserver.serving.https_only import https_only
+from mockserver.serving.listen import StopSignals
 
 
 def protocol_options(tls: TlsFiles | None) -> dict[str, Any]:
@@ -37,10 +40,45 @@ def server(app: ASGIApp, options: dict[str, Any], **settings: Any) -> uvicorn.Se
     return uvicorn.Server(config(app, options, **settings))
 
 
-def serve(app: ASGIApp, options: dict[str, Any], **settings: Any) -> None:
-    """Serve `app` with `uvicorn.run` until interrupted (it exits with status 3 when it
-    cannot start, for example when the port is taken)."""
-    uvicorn.run(app, **_fixed(), **options, **settings)
+# Seconds the requests being answered when SIGTERM or SIGINT comes get to finish; then they
+# are cancelled and the app shuts down, so a stop takes well under 5 s.
+GRACE = 2
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, telling `started` once it serves (the app started, the sockets
+    listening), and stopping at once when a stop signal came before it could take them."""
+
+    def __init__(self, config: uvicorn.Config, stop: StopSignals, started: Callable[[], None]):
+        super().__init__(config)
+        self._stop = stop
+        self._started = started
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self._stop.requested is not None:
+            self.should_exit = True
+        elif self.started:
+            self._started()
+
+
+def serve(
+    app: ASGIApp,
+    options: dict[str, Any],
+    sockets: list[socket.socket],
+    stop: StopSignals,
+    started: Callable[[], None],
+    **settings: Any,
+) -> None:
+    """Serve `app` on `sockets` (bound by `listen.listen`) until SIGTERM or SIGINT; call
+    `started` once it serves. Raises SystemExit(3) when the app cannot start."""
+    config = uvicorn.Config(app, **_fixed(), **options, timeout_graceful_shutdown=GRACE, **settings)
+    server = _Server(config, stop, started)
+    stop.serving = True
+    try:
+        server.run(sockets=sockets)
+    finally:
+        stop.serving = False
 
 
 def _fixed() -> dict[str, Any]:

@@ -42,6 +42,7 @@ from mockserver.core.scheduler import Commit, Work
 from mockserver.domain.models import EndpointSeed
 from mockserver.domain.store import Store, World
 from mockserver.webhooks import endpoints as webhooks
+from mockserver.webhooks import targets
 from mockserver.webhooks.deliveries import (
     JOURNAL_SIZE,
     QUEUE_SIZE,
@@ -125,6 +126,7 @@ class DeliveryEngine:
         self.outcome_hook: OutcomeHook | None = None  # set by a durable sandbox
         self.defer_runs = False  # durable: due attempts run where the log puts them, not soon
         self._delayed: set[tuple[str, int]] = set()  # (delivery, attempt) already held back
+        self.resolver: targets.Resolver = targets.system_resolver  # a test may resolve its own
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
         self._clients = weakref.WeakKeyDictionary()
         store.listeners.append(self.publish)
@@ -440,7 +442,9 @@ class DeliveryEngine:
         return client
 
     async def _post(self, url: str, body: bytes, signature: str) -> tuple[int | None, str | None]:
-        """(status code, None) for a 2xx, else (status code or None, what went wrong)."""
+        """(status code, None) for a 2xx, else (status code or None, what went wrong). The
+        host is resolved and checked first (`targets.py`): a link-local one is refused
+        without connecting."""
         import httpx
 
         client = self._client()
@@ -456,18 +460,52 @@ class DeliveryEngine:
         )
         try:
             async with asyncio.timeout(self.timeout):
-                response = await client.send(request, stream=True)
+                response = await self._send_checked(client, request)
                 await response.aclose()
+        except targets.Refused as refusal:
+            return None, f"refused: {refusal}"
         except (TimeoutError, httpx.TimeoutException):
             return None, f"timeout: no answer within {self.timeout:g} s"
         except httpx.ConnectError as error:
             return None, f"connection failed: {error or 'refused'}"
+        except OSError as error:  # the host did not resolve
+            return None, f"connection failed: {error}"
         except httpx.HTTPError as error:
             return None, f"{type(error).__name__}: {error or 'the connection was closed or reset'}"
         status = response.status_code
         if 200 <= status < 300:
             return status, None
         return status, f"answered {status}, not 2xx"
+
+    async def _send_checked(
+        self, client: httpx.AsyncClient, request: httpx.Request
+    ) -> httpx.Response:
+        """Send `request` to the checked addresses of its host, one after the other until one
+        takes the connection: the URL names the address, `Host` and TLS (SNI and the
+        certificate's name) still the host."""
+        import httpx
+
+        url = request.url
+        host = url.raw_host.decode("ascii")
+        port = url.port or (443 if url.scheme == "https" else 80)
+        found = await targets.addresses(host, port, self.resolver)
+        if found == [host]:  # an address already: nothing was looked up
+            return await client.send(request, stream=True)
+        failed: httpx.ConnectError | None = None
+        for address in found:
+            pinned = httpx.Request(
+                request.method,
+                url.copy_with(host=address),
+                headers=request.headers,
+                content=request.content,
+                extensions={**request.extensions, "sni_hostname": host},
+            )
+            try:
+                return await client.send(pinned, stream=True)
+            except httpx.ConnectError as error:
+                failed = error
+        assert failed is not None
+        raise failed
 
     def durable_like(self, server: DeliveryEngine) -> None:
         """Log and replay attempts as `server` does (an account's engine on a durable

@@ -8,7 +8,6 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 
 from mockserver.cli.main import main
@@ -16,6 +15,7 @@ from mockserver.core.clock import parse_ts
 from mockserver.core.config import Settings
 from mockserver.core.resources import default_seed_path
 from mockserver.seeds.loader import load_seed
+from mockserver.serving import server
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
 from tests.support.api import assert_envelope, clock_advance
@@ -223,8 +223,8 @@ def test_the_run_command_maps_no_rate_limit(
     monkeypatch: pytest.MonkeyPatch, flags: list[str], last: int
 ) -> None:
     served: list[Starlette] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **options: served.append(app))
-    assert main(["run", "--clock", "frozen", *flags]) == 0
+    monkeypatch.setattr(server, "serve", lambda app, *_, **__: served.append(app))
+    assert main(["run", "--port", "0", "--clock", "frozen", *flags]) == 0
     with inprocess_client(served[0], headers=auth()) as client:
         responses = exhaust(client, 201)
     assert [r.status_code for r in responses[:200]] == [200] * 200

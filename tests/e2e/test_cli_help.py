@@ -24,7 +24,8 @@ def commands(
 def options() -> Iterator[tuple[str, argparse.Action, argparse.ArgumentParser]]:
     for where, parser in commands(build_parser()):
         for action in parser._actions:
-            if not isinstance(action, argparse._HelpAction | argparse._SubParsersAction):
+            skipped = argparse._HelpAction | argparse._VersionAction | argparse._SubParsersAction
+            if not isinstance(action, skipped):
                 yield where, action, parser
 
 
@@ -58,6 +59,9 @@ def test_run_help_states_the_port_and_clock_defaults(capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit):
         main(["run", "--help"])
     out = " ".join(capsys.readouterr().out.split())
-    assert "--port PORT port to listen on (default: 8080)" in out
+    assert (
+        "--port PORT port to listen on; 0 picks a free one, which the start-up line names " in out
+    )
+    assert "(default: 8080) [env: MOCKSERVER_PORT]" in out
     assert "(default: real)" in out
     assert "--random-seed N seed of the generated ids and values (default: 20261122)" in out

@@ -25,10 +25,11 @@ receiver, `8443` an HTTPS server, `8081` another server) to free ones.
 A Python block that defines `test_` functions is run by pytest, with the plugin's own server.
 
 The getting-started pages run every block, none `no-run`, as a new user runs them: in a folder
-laid out as a fresh clone after `make run` (`.venv/bin/mockserver`, the compiled wheel in
-`dist/`), with `mockserver` on PATH as a pip install puts it, and nothing else of the test's
-venv: `python3` there has the standard library only, as the pages promise. `make run` and
-`pip install` are stand-ins (tests/support/fresh_clone.py says why and what they check).
+laid out as a fresh clone after `make run` and `make wheel` (`.venv/bin/mockserver`, the
+compiled wheel in `dist/`), with `mockserver` on PATH as a pip install puts it, and nothing
+else of the test's venv: `python3` there has the standard library only, as the pages promise.
+`make run` and `pip install` are stand-ins (tests/support/fresh_clone.py says why and what they
+check).
 """
 
 from __future__ import annotations
@@ -371,8 +372,8 @@ class FreshClone(Page):
     def __init__(self, server: Server, folder: Path) -> None:
         super().__init__(server, folder)
         scripts = Path(sys.executable).parent
-        # What `make run` leaves: .venv/bin/mockserver, and the compiled wheel in dist/ (an
-        # empty file named as `make wheel` names it: the pip stand-in checks it is there).
+        # What `make run` and `make wheel` leave: .venv/bin/mockserver, and the compiled wheel
+        # in dist/ (an empty file named as `make wheel` names it: the pip stand-in checks it).
         (folder / ".venv" / "bin").mkdir(parents=True)
         (folder / ".venv" / "bin" / "mockserver").symlink_to(scripts / "mockserver")
         version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
@@ -385,8 +386,8 @@ class FreshClone(Page):
         installed.mkdir()
         (installed / "mockserver").symlink_to(scripts / "mockserver")
         # `make run` stands for the command its recipe ends in, with the test venv's mockserver
-        # as .venv/bin/mockserver: the real one first builds the compiled wheel for a minute or
-        # more, which `make test` builds and tests anyway. `pip install` checks its targets and
+        # as .venv/bin/mockserver: the real one first makes a venv and installs into it, which
+        # tests/e2e/test_packaging.py checks. `pip install` checks its targets and
         # installs nothing. python3 has the standard library only (-S: no site-packages), as
         # on a machine where nothing but mockserver's venv was installed.
         tools = folder / ".doc-test-tools"

@@ -1,6 +1,6 @@
 """What installs: a source install runs as Python and finds its default seed without a
 checkout; the compiled wheel is a platform wheel with the request path compiled; `make run`
-without a C compiler installs and serves the package as Python."""
+serves the sources without compiling anything, and `make wheel` without a C compiler says so."""
 
 from __future__ import annotations
 
@@ -104,8 +104,10 @@ def _whoami(port: int, make: subprocess.Popen[bytes], seconds: float) -> int:
     raise AssertionError(f"make run did not serve within {seconds} s")
 
 
-@pytest.mark.pure_only  # runs make in the checkout: once is enough (about 30 s, in a new venv)
-def test_make_run_without_a_c_compiler_serves_pure_python(tmp_path: Path) -> None:
+@pytest.mark.pure_only  # runs make in the checkout: once is enough (seconds, in a new venv)
+def test_make_run_serves_the_sources_without_compiling(tmp_path: Path) -> None:
+    """`make run` in a new venv installs the sources editable and serves them: no wheel, no
+    compiler (CC names none that works), no compiled build tried."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     command = ["make", "--no-print-directory", "-C", str(ROOT), "run", f"PORT={port}"]
@@ -123,11 +125,22 @@ def test_make_run_without_a_c_compiler_serves_pure_python(tmp_path: Path) -> Non
         make.wait(timeout=30)
     output = log.read_text()
     assert status == 200
-    said = [line for line in output.splitlines() if "C compiler" in line]
-    assert said == [
-        "make run: no working C compiler (/nonexistent does not build against Python's "
-        "headers): installing mockserver as pure Python, the same API without the compiled "
-        "request path (docs/development/compiled-build.md)"
-    ]
-    assert "mockserver request path: pure Python (this install has no compiled wheel;" in output
+    assert "mockserver request path: pure Python (this install has no compiled extension" in output
     assert "HATCH_BUILD_HOOKS_ENABLE" not in output  # no compiled build was tried
+    assert "pip install --quiet -e ." in output  # the sources, editable
+    assert "mockserver stopped (SIGTERM)" in output
+
+
+@pytest.mark.pure_only  # runs make in the checkout
+def test_make_wheel_without_a_c_compiler_says_so_and_builds_nothing(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    stamp = tmp_path / ".wheel"  # a stamp of its own: the checkout's may be up to date
+    command = ["make", "--no-print-directory", "-C", str(ROOT), "wheel", f"WHEEL={stamp}"]
+    command += [f"VENV={tmp_path / 'venv'}", "CC=/nonexistent"]
+    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    assert result.returncode != 0
+    assert (
+        "make wheel: no working C compiler (/nonexistent does not build against Python's headers)"
+    ) in result.stdout
+    assert "HATCH_BUILD_HOOKS_ENABLE" not in result.stdout
+    assert not stamp.exists()

@@ -306,7 +306,8 @@ def test_cli_tls_writes_the_ca_where_asked_and_serves_https_only(tmp_path: Path)
     tls_dir = tmp_path / "tls"
     with Command("--tls", "--tls-dir", str(tls_dir)) as command:
         assert str(tls_dir / "ca.pem") in command.line(0)
-        assert f"https://127.0.0.1:{command.port}/v1" in command.line(1)
+        assert f"listening on https://127.0.0.1:{command.port} " in command.line(1)
+        assert f"https://127.0.0.1:{command.port}/v1" in command.line(2)
         ca = ssl.create_default_context(cafile=tls_dir / "ca.pem")
         assert command.whoami(f"https://localhost:{command.port}", ca) == 200
         plain = f"http://127.0.0.1:{command.port}/v1/whoami"
@@ -332,7 +333,7 @@ def test_cli_serves_the_users_own_certificate(tmp_path: Path) -> None:
     leaf.private_key_pem.write_to_path(key)
     with Command("--tls-cert", str(cert), "--tls-key", str(key)) as command:
         assert command.line(0).startswith(
-            f"mockserver listening on https://127.0.0.1:{command.port}"
+            f"mockserver listening on https://127.0.0.1:{command.port} "
         )
         verify = ssl.create_default_context()
         own_ca.configure_trust(verify)

@@ -1,14 +1,14 @@
 """Stand-ins for `make run` and `pip install`, for the doc tests of the getting-started pages.
 
 tests/e2e/test_doc_examples.py runs those pages as a new user would, in a folder laid out as a
-clone after `make run`. Two of their commands cannot run as such in a test of a few seconds:
-`make run` builds the compiled wheel (a minute or more) before it serves, and `pip install`
+clone after `make run`. Two of their commands are not run as such in a test of a few seconds:
+`make run` creates a venv and installs the package into it before it serves, and `pip install`
 installs into an environment. The test's own venv already holds mockserver, so:
 
 - `make run [VAR=value ...]` runs the command the Makefile's `run` recipe ends in, its
   variables expanded as make expands them (`.venv/bin/mockserver run --host ... --port ...`,
-  with the test's mockserver as `.venv/bin/mockserver`). Building and installing the wheel is
-  what `make test` and tests/e2e/test_packaging.py check.
+  with the test's mockserver as `.venv/bin/mockserver`). The install itself is what
+  tests/e2e/test_packaging.py checks.
 - `pip install TARGET ...` checks that each target is there to install: a clone of mockserver
   (a folder whose pyproject.toml names it) or a mockserver wheel that exists. It installs
   nothing: the test's `mockserver` is on PATH already.

@@ -1,0 +1,33 @@
+"""`GET /_mock/health`: 200 `{"status": "ok", "version": V}` for a container's or a load
+balancer's health checks.
+
+It answers before anything else looks at the request (`Sandbox.handle`): no admin token, no
+browser guard, no request id, no journal entry, no line in a durable sandbox's log, and with
+`--no-admin` too. It reveals nothing but the version, and a check every few seconds changes
+nothing the sandbox holds, nor waits for a request that holds the sandbox.
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from mockserver import __version__
+from mockserver.engine.request import Request, Response
+
+HEALTH = "/_mock/health"
+_BODY = orjson.dumps({"status": "ok", "version": __version__})
+_HEADERS = (
+    (b"content-type", b"application/json"),
+    (b"content-length", str(len(_BODY)).encode()),
+    (b"cache-control", b"no-store"),
+)
+
+
+def is_health_check(request: Request) -> bool:
+    """Whether `request` is a health check (`GET` or `HEAD /_mock/health`)."""
+    return request.path == HEALTH and request.method in ("GET", "HEAD")
+
+
+def health() -> Response:
+    """The answer to a health check."""
+    return Response(200, list(_HEADERS), _BODY)
