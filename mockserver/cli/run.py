@@ -261,7 +261,7 @@ def _serve(
     except (OSError, ValueError) as error:
         print(f"mockserver: cannot set up TLS: {error}", file=sys.stderr)
         return 2
-    console = Console(args.log_format)
+    console = Console(args.log_format, app.state.store.clock)
 
     def started() -> None:
         console.started(_start_up(app, sockets, tls))

@@ -107,7 +107,8 @@ class Answered(NamedTuple):
     """An API request once answered, as the callbacks of `Sandbox.observe` get it: `account`
     is the account of its key (or of the account sandbox that answered it), None without one;
     `explain` the `check: message` line of an error answer (as `X-Mock-Explain` has it), None
-    for a success; `seconds` the time the sandbox took."""
+    for a success; `seconds` the time the sandbox took; `at` the mock clock's time when it came
+    in (its `Date`), on the clock of the sandbox that answered."""
 
     request: Request
     response: Response
@@ -115,6 +116,7 @@ class Answered(NamedTuple):
     account: str | None
     explain: str | None
     seconds: float
+    at: float
 
 
 Observer = Callable[[Answered], None]
@@ -181,7 +183,8 @@ class Pipeline:
         store.scheduler.run_due()  # real clock: timers that fell due since the last request
         request_id = (self.control_ids if control else store.request_ids).new("req_")
         turn = Turn(request, path, request_id, reader, entry)
-        date = (b"date", http_date(store.clock.now()))
+        arrived = store.clock.now()
+        date = (b"date", http_date(arrived))
         ticket: Ticket | None = None
         rate_headers: HeaderLines = []
         try:
@@ -218,7 +221,7 @@ class Pipeline:
                     if isinstance(claimed, Replay):
                         replay = self._replay(turn, claimed, rate_headers, date)
                         if observed:
-                            self._observed(turn, replay, started)
+                            self._observed(turn, replay, started, arrived)
                         return replay
                     ticket = claimed
                 if self.scenarios.active and path.startswith("/v1"):
@@ -254,7 +257,7 @@ class Pipeline:
                 entry.response_headers = tuple(headers)
                 entry.add_response_body(response.body, response.kept)
             if observed:
-                self._observed(turn, response, started)
+                self._observed(turn, response, started, arrived)
             return response
         finally:
             if ticket is not None:
@@ -264,7 +267,7 @@ class Pipeline:
                 entry.rule = turn.rule
                 entry.explain = turn.explain
 
-    def _observed(self, turn: Turn, response: Response, started: float) -> None:
+    def _observed(self, turn: Turn, response: Response, started: float, at: float) -> None:
         """Tell the observers of an answered API request."""
         explain = None
         if response.status >= 400:
@@ -273,7 +276,7 @@ class Pipeline:
         principal = turn.principal
         account = principal.account_id if principal is not None else self.account
         seconds = perf_counter() - started
-        answered = Answered(turn.request, response, turn.request_id, account, explain, seconds)
+        answered = Answered(turn.request, response, turn.request_id, account, explain, seconds, at)
         for observer in self.observers:
             observer(answered)
 

@@ -8,7 +8,7 @@ stopped (SIGTERM)` at the end and, with `--log-requests`, one line per API reque
 
 `--log-format json` writes every line as a JSON object, each request included:
 
-    {"time": "2026-01-15T14:03:07.123Z", "event": "request", "request_id": "req_...",
+    {"time": "2026-01-15T14:03:07Z", "event": "request", "request_id": "req_...",
      "method": "GET", "path": "/v1/documents/doc_x", "status": 404, "duration_ms": 0.912,
      "account": "acct_mock_us", "explain": "not_found: No such document: 'doc_x'"}
 
@@ -16,9 +16,11 @@ and the log records of uvicorn and of the mock (warnings, errors) as JSON object
 
 A request line is written by an observer of the sandbox (`Sandbox.observe`), called once a
 request is answered: with request lines off, none is installed and the request path does not
-change. `time` is the wall clock (UTC in JSON), when the line is written, not the mock clock:
-it is for reading logs side by side with other services'. `/_mock` requests (the control
-plane, the inspector, health checks) have no line, as they have no journal entry.
+change. `time` is the mock clock's, as everything the server records is, so a replayed run
+writes the same lines: a request's is the time it came in (its `Date`, on the clock of the
+account sandbox that answered it), the start-up and stop lines' the server clock's then.
+`/_mock` requests (the control plane, the inspector, health checks) have no line, as they have
+no journal entry.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any, TextIO
 
 import orjson
 
+from mockserver.core.clock import Clock, format_ts
 from mockserver.engine.pipeline import Answered
 
 FORMATS = ("text", "json")
@@ -54,8 +57,9 @@ class StartUp:
 class Console:
     """The lines of one run, in one format, to `out` (stdout)."""
 
-    def __init__(self, format: str, out: TextIO | None = None) -> None:
+    def __init__(self, format: str, clock: Clock, out: TextIO | None = None) -> None:
         self.json = format == "json"
+        self.clock = clock  # the server's: the time of the start-up and stop lines
         self.out = out if out is not None else sys.stdout
         self.broken = False  # stdout was closed: nothing more is written
 
@@ -120,19 +124,20 @@ class Console:
                     "duration_ms": duration,
                     "account": answered.account,
                     "explain": answered.explain,
-                }
+                },
+                answered.at,
             )
             return
-        now = datetime.now(UTC).astimezone().strftime("%H:%M:%S")
         line = (
-            f"{now} {request.method} {request.path} {response.status} {duration:.1f} ms "
-            f"{answered.request_id}"
+            f"{format_ts(answered.at)[11:19]} {request.method} {request.path} "
+            f"{response.status} {duration:.1f} ms {answered.request_id}"
         )
         self._line(f"{line} {answered.explain}" if answered.explain else line)
 
-    def _object(self, fields: dict[str, Any]) -> None:
-        now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        self._line(orjson.dumps({"time": now, **fields}).decode())
+    def _object(self, fields: dict[str, Any], at: float | None = None) -> None:
+        """One JSON line, its `time` that of `at` (the mock clock's now when not given)."""
+        time = format_ts(self.clock.now() if at is None else at)
+        self._line(orjson.dumps({"time": time, **fields}).decode())
 
     def _line(self, text: str) -> None:
         if self.broken:
@@ -148,6 +153,7 @@ class JsonFormatter(logging.Formatter):
     """A log record as one JSON object (`--log-format json`): time, level, logger, message."""
 
     def format(self, record: logging.LogRecord) -> str:
+        # The process's own log records (not requests): stamped by `logging`, on the wall clock.
         at = datetime.fromtimestamp(record.created, UTC)
         fields: dict[str, Any] = {
             "time": at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),

@@ -7,10 +7,12 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
+from email.utils import parsedate_to_datetime
 
 import httpx
 import pytest
 
+from mockserver.core.clock import format_ts
 from mockserver.core.config import Settings
 from mockserver.engine.pipeline import Answered
 from mockserver.serving.console import Console
@@ -96,7 +98,7 @@ def test_a_replayed_answer_is_observed(client: httpx.Client, seen: list[Answered
 
 def test_the_console_writes_one_json_object_per_request(client: httpx.Client, app: MockApp) -> None:
     out = io.StringIO()
-    app.state.sandbox.observe(Console("json", out).request)
+    app.state.sandbox.observe(Console("json", app.state.store.clock, out).request)
     sent = client.get("/v1/documents/doc_nowhere")
     [line] = out.getvalue().splitlines()
     record = json.loads(line)
@@ -112,6 +114,7 @@ def test_the_console_writes_one_json_object_per_request(client: httpx.Client, ap
         "explain",
     ]
     assert record["time"].endswith("Z")
+    assert record["time"] == format_ts(parsedate_to_datetime(sent.headers["date"]).timestamp())
     assert record["event"] == "request"
     assert record["request_id"] == sent.headers["x-request-id"]
     assert (record["method"], record["path"], record["status"]) == (
@@ -125,7 +128,7 @@ def test_the_console_writes_one_json_object_per_request(client: httpx.Client, ap
 
 def test_the_console_writes_one_text_line_per_request(client: httpx.Client, app: MockApp) -> None:
     out = io.StringIO()
-    app.state.sandbox.observe(Console("text", out).request)
+    app.state.sandbox.observe(Console("text", app.state.store.clock, out).request)
     ok = client.get("/v1/whoami")
     client.get("/v1/documents/doc_nowhere")
     first, second = out.getvalue().splitlines()
