@@ -5,13 +5,16 @@ resets nothing shared, and each test keeps to its own account."""
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import threading
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
 
-import httpx
 import pytest
 
 from tests.support.cli import MOCKSERVER, free_port
@@ -80,8 +83,7 @@ def running(tmp_path: Path) -> Iterator[str]:
         pause = threading.Event()
         try:
             for _ in range(1500):  # 30 s for the server to answer
-                # A socket, not httpx: pytester's module snapshots would give httpcore's
-                # exceptions classes that httpx no longer maps, in a later test.
+                # A socket, not httpx (see `_admin_get`).
                 try:
                     socket.create_connection(("127.0.0.1", port), timeout=1).close()
                     break
@@ -94,6 +96,15 @@ def running(tmp_path: Path) -> Iterator[str]:
             process.wait(timeout=30)
 
 
+def _admin_get(url: str) -> Any:
+    """GET with the admin token, by the standard library: pytester restores sys.modules after
+    each test, so httpx's lazily imported parts imported here would be new module objects for
+    the next test of this process, whose httpcore errors httpx would no longer recognize."""
+    request = urllib.request.Request(url, headers={"X-Mock-Admin-Token": TOKEN})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
 def test_a_consumer_suite_runs_against_a_running_server_under_xdist(
     pytester: pytest.Pytester, running: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -103,12 +114,11 @@ def test_a_consumer_suite_runs_against_a_running_server_under_xdist(
     monkeypatch.setenv("MOCKSERVER_ADMIN_TOKEN", TOKEN)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", "-n", "2")
     result.assert_outcomes(passed=9)
-    admin = {"X-Mock-Admin-Token": TOKEN}
     # Every test's account was removed; the suite's requests were made on this very server.
-    assert httpx.get(f"{running}/_mock/accounts", headers=admin).json()["data"] == []
+    assert _admin_get(f"{running}/_mock/accounts")["data"] == []
     answered = {"path": "/v1/whoami", "status": "200"}
-    journal = httpx.get(f"{running}/_mock/requests", headers=admin, params=answered)
-    assert len(journal.json()["data"]) == 2  # mock_server's and mock_client's
+    journal = _admin_get(f"{running}/_mock/requests?{urlencode(answered)}")
+    assert len(journal["data"]) == 2  # mock_server's and mock_client's
 
 
 def test_a_wrong_admin_token_says_what_to_set(
