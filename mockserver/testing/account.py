@@ -13,7 +13,7 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mockserver.testing.verification import Matcher, Verifying
+from mockserver.testing.controls import Controls
 
 if TYPE_CHECKING:
     import httpx
@@ -31,9 +31,9 @@ def account_name(node_id: str) -> str:
     return f"{node_id[: NAME_MAX - 17]}#{digest}"
 
 
-class MockAccount(Verifying):
+class MockAccount(Controls):
     """One test's account: `id`, `keys` (`full`, `readonly`), `api_key` (the full one), and the
-    control of its own sandbox."""
+    control of its own sandbox (the helpers of `Controls`, on `/_mock/accounts/{id}`)."""
 
     def __init__(self, server: MockServer, made: dict[str, Any]) -> None:
         self._server = server
@@ -42,7 +42,7 @@ class MockAccount(Verifying):
         self.keys: dict[str, str] = made["keys"]
         self.api_key = self.keys["full"]
         self.name: str = made["name"]
-        self._path = f"/_mock/accounts/{self.id}"
+        self._base = f"/_mock/accounts/{self.id}"
 
     @classmethod
     def open(cls, server: MockServer, name: str) -> MockAccount:
@@ -65,75 +65,17 @@ class MockAccount(Verifying):
         full key unless told otherwise)."""
         return self._server.client(api_key or self.api_key, **kwargs)
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = self._admin.request(method, f"{self._path}{path}", **kwargs)
-        if response.status_code >= 400:
-            raise RuntimeError(
-                f"{method} {self._path}{path} failed: {response.status_code} {response.text}"
-            )
-        return response.json()
-
-    def _verify_call(self, body: Matcher) -> dict[str, Any]:
-        answer: dict[str, Any] = self._call("POST", "/requests/verify", json=body)
-        return answer
-
-    def _last_seq(self) -> int:
-        data = self.requests(limit=1)
-        return int(data[0]["seq"]) if data else 0
-
-    def now(self) -> str:
-        """The account's clock, RFC 3339."""
-        now: str = self._call("GET", "/clock")["now"]
-        return now
-
-    def advance(self, seconds: float) -> str:
-        """Move the account's clock forward, running its timers that fall due; the new time."""
-        now: str = self._call("POST", "/clock/advance", json={"seconds": seconds})["now"]
-        return now
-
-    def set_time(self, at: str) -> str:
-        """Set the account's clock (RFC 3339); forward runs its due timers."""
-        now: str = self._call("POST", "/clock/set", json={"at": at})["now"]
-        return now
-
-    def reset(self) -> None:
-        """Back to the account as it was made: data, clock, limits, its journal entries."""
-        self._call("POST", "/reset")
-
-    def snapshot(self, name: str) -> dict[str, Any]:
-        """Save the account's sandbox as `name`: `{"name", "created_at", "bytes"}`."""
-        saved: dict[str, Any] = self._call("POST", "/snapshots", json={"name": name})
-        return saved
-
-    def restore(self, name: str) -> dict[str, Any]:
-        """Put the account back exactly as it was when `name` was saved."""
-        restored: dict[str, Any] = self._call("POST", f"/snapshots/{name}/restore")
-        return restored
+    def _control_client(self) -> httpx.Client:
+        return self._admin
 
     def load_scenario(self, name_or_path: str | Path) -> Any:
         """Load a scenario for this account only, by name or from a YAML file; a bad one
         raises ScenarioRefused and loads nothing."""
         __tracebackhide__ = True
-        return self._server._post_scenario(f"{self._path}/scenarios", name_or_path)
-
-    def requests(self, **filters: Any) -> list[dict[str, Any]]:
-        """The account's requests, newest first, filtered like `GET /_mock/requests`."""
-        data: list[dict[str, Any]] = self._call("GET", "/requests", params=filters)["data"]
-        return data
-
-    def deliveries(self, **filters: Any) -> list[dict[str, Any]]:
-        """The account's webhook deliveries with every attempt."""
-        data: list[dict[str, Any]] = self._call("GET", "/webhooks/deliveries", params=filters)[
-            "data"
-        ]
-        return data
-
-    def wait_for_deliveries(self) -> None:
-        """Return once none of the account's webhook attempts is in flight."""
-        self._call("POST", "/webhooks/wait")
+        return self._server._post_scenario(f"{self._base}/scenarios", name_or_path)
 
     def remove(self) -> None:
         """Remove the account from the server (the fixture does it after the test)."""
-        response = self._admin.delete(self._path)
+        response = self._admin.delete(self._base)
         if response.status_code not in (200, 404):
-            raise RuntimeError(f"DELETE {self._path} failed: {response.status_code}")
+            raise RuntimeError(f"DELETE {self._base} failed: {response.status_code}")

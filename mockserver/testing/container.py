@@ -5,7 +5,7 @@ testcontainers) and an image built by `make image` (docs/guides/container.md). T
 gets a random admin token, its port 8080 is published on a free port of 127.0.0.1, and `start`
 returns once `GET /_mock/health` answers 200. The handle gives `url`, `base_url`,
 `admin_token`, an API client, and the control plane's helpers (reset, clock, accounts,
-scenarios, journal, deliveries, and the request assertions of `Verifying`) over httpx.
+scenarios, journal, deliveries, and the request assertions: `testing/controls.py`) over httpx.
 
     with MockServerContainer("mockserver:0.1.0") as mock:
         with mock.client() as api:
@@ -27,7 +27,7 @@ from typing import Any, Self, cast
 import httpx
 
 from mockserver import __version__
-from mockserver.testing.verification import Matcher, Verifying
+from mockserver.testing.controls import Controls
 
 try:
     from testcontainers.core.container import DockerContainer
@@ -46,7 +46,7 @@ class MockServerNotHealthy(RuntimeError):
     message ends with its log."""
 
 
-class MockServerContainer(Verifying, DockerContainer):
+class MockServerContainer(Controls, DockerContainer):
     """The mockserver image in a container, with the helpers of the pytest plugin's
     `mock_server` over its published port.
 
@@ -151,48 +151,18 @@ class MockServerContainer(Verifying, DockerContainer):
             )
         return self._admin_client
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = self.admin.request(method, path, **kwargs)
-        if response.status_code >= 400:
-            raise RuntimeError(f"{method} {path} failed: {response.status_code} {response.text}")
-        return response.json()
-
-    def _verify_call(self, body: Matcher) -> dict[str, Any]:
-        answer: dict[str, Any] = self._call("POST", "/_mock/requests/verify", json=body)
-        return answer
-
-    def _last_seq(self) -> int:
-        data = self.requests(limit=1)
-        return int(data[0]["seq"]) if data else 0
+    def _control_client(self) -> httpx.Client:
+        return self.admin
 
     def health(self) -> dict[str, Any]:
         """`GET /_mock/health`: `{"status": "ok", "version": V}`."""
         answer: dict[str, Any] = httpx.get(f"{self.url}/_mock/health", timeout=5).json()
         return answer
 
-    def reset(self) -> None:
-        """Back to the seed: data, clock, limits, journals."""
-        self._call("POST", "/_mock/reset")
-
-    def now(self) -> str:
-        """The mock clock, RFC 3339."""
-        now: str = self._call("GET", "/_mock/clock")["now"]
-        return now
-
-    def advance(self, seconds: float) -> str:
-        """Move the clock forward, running every timer that falls due; the new time."""
-        now: str = self._call("POST", "/_mock/clock/advance", json={"seconds": seconds})["now"]
-        return now
-
-    def set_time(self, at: str) -> str:
-        """Set the clock (RFC 3339); forward runs due timers."""
-        now: str = self._call("POST", "/_mock/clock/set", json={"at": at})["now"]
-        return now
-
     def new_account(self, **options: Any) -> dict[str, Any]:
         """A fresh isolated account with its keys (`POST /_mock/accounts`: `name`, `region`,
         `clock`)."""
-        account: dict[str, Any] = self._call("POST", "/_mock/accounts", json=options)
+        account: dict[str, Any] = self._call("POST", "/accounts", json=options)
         return account
 
     def load_scenario(self, name_or_path: str | Path) -> Any:
@@ -202,15 +172,4 @@ class MockServerContainer(Verifying, DockerContainer):
             body = {"yaml": path.read_text(encoding="utf-8"), "source": str(path)}
         else:
             body = {"name": str(name_or_path)}
-        return self._call("POST", "/_mock/scenarios", json=body)
-
-    def requests(self, **filters: Any) -> list[dict[str, Any]]:
-        """The request journal, newest first, filtered like `GET /_mock/requests`."""
-        data: list[dict[str, Any]] = self._call("GET", "/_mock/requests", params=filters)["data"]
-        return data
-
-    def deliveries(self, **filters: Any) -> list[dict[str, Any]]:
-        """Webhook deliveries with every attempt, filtered like the deliveries journal."""
-        path = "/_mock/webhooks/deliveries"
-        data: list[dict[str, Any]] = self._call("GET", path, params=filters)["data"]
-        return data
+        return self._call("POST", "/scenarios", json=body)

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 import pytest
 
 from mockserver import Settings
-from mockserver.testing.verification import Matcher, Verifying
+from mockserver.testing.controls import Controls
 
 if TYPE_CHECKING:
     import ssl
@@ -78,7 +78,7 @@ def _scenario_text(path: Path) -> str:
         raise ScenarioRefused(str(error)) from None
 
 
-class MockServer(Verifying):
+class MockServer(Controls):
     """One test's view of the running mock, with the request assertions of `Verifying`."""
 
     def __init__(
@@ -170,34 +170,8 @@ class MockServer(Verifying):
         if self._admin_client is not None:
             self._admin_client.close()
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = self._admin.request(method, path, **kwargs)
-        if response.status_code >= 400:
-            raise RuntimeError(f"{method} {path} failed: {response.status_code} {response.text}")
-        return response.json()
-
-    def _verify_call(self, body: Matcher) -> dict[str, Any]:
-        answer: dict[str, Any] = self._call("POST", "/_mock/requests/verify", json=body)
-        return answer
-
-    def _last_seq(self) -> int:
-        data = self.requests(limit=1)
-        return int(data[0]["seq"]) if data else 0
-
-    def now(self) -> str:
-        """The mock clock, RFC 3339."""
-        now: str = self._call("GET", "/_mock/clock")["now"]
-        return now
-
-    def advance(self, seconds: float) -> str:
-        """Move the clock forward, running every timer that falls due; the new time."""
-        now: str = self._call("POST", "/_mock/clock/advance", json={"seconds": seconds})["now"]
-        return now
-
-    def set_time(self, at: str) -> str:
-        """Set the clock (RFC 3339); forward runs due timers."""
-        now: str = self._call("POST", "/_mock/clock/set", json={"at": at})["now"]
-        return now
+    def _control_client(self) -> httpx.Client:
+        return self._admin
 
     def reset(self) -> None:
         """Back to the seed: data, clock, limits, journals. Refused against a shared server
@@ -209,26 +183,10 @@ class MockServer(Verifying):
                 f"The mock at {self.url} is shared (--mockserver-url): a test does not reset "
                 "it. Give the test its own account (mock_account) and reset that."
             )
-        self._call("POST", "/_mock/reset")
-
-    def snapshot(self, name: str) -> dict[str, Any]:
-        """Save the whole sandbox as `name` (kept by resets, replaced by a later save of the
-        same name): `{"name", "created_at", "bytes"}`."""
-        saved: dict[str, Any] = self._call("POST", "/_mock/snapshots", json={"name": name})
-        return saved
-
-    def restore(self, name: str) -> dict[str, Any]:
-        """Put the sandbox back exactly as it was when `name` was saved."""
-        restored: dict[str, Any] = self._call("POST", f"/_mock/snapshots/{name}/restore")
-        return restored
-
-    def snapshots(self) -> list[str]:
-        """The names of the saved snapshots."""
-        data = self._call("GET", "/_mock/snapshots")["data"]
-        return [snapshot["name"] for snapshot in data]
+        super().reset()
 
     def legal_hold(self, document_id: str, on: bool = True) -> None:
-        self._call("POST", f"/_mock/documents/{document_id}/legal_hold", json={"on": on})
+        self._call("POST", f"/documents/{document_id}/legal_hold", json={"on": on})
 
     def load_scenario(self, name_or_path: str | Path) -> Any:
         """Load a scenario by name (from the shipped scenarios) or from a YAML file (a path
@@ -251,24 +209,9 @@ class MockServer(Verifying):
             raise RuntimeError(f"POST {endpoint} failed: {response.status_code} {response.text}")
         return response.json()
 
-    def requests(self, **filters: Any) -> list[dict[str, Any]]:
-        """The request journal, newest first, filtered like `GET /_mock/requests`."""
-        data: list[dict[str, Any]] = self._call("GET", "/_mock/requests", params=filters)["data"]
-        return data
-
-    def deliveries(self, **filters: Any) -> list[dict[str, Any]]:
-        """Webhook deliveries with every attempt, filtered like the deliveries journal."""
-        path = "/_mock/webhooks/deliveries"
-        data: list[dict[str, Any]] = self._call("GET", path, params=filters)["data"]
-        return data
-
-    def wait_for_deliveries(self) -> None:
-        """Return once no webhook attempt is in flight (attempts run in the background)."""
-        self._call("POST", "/_mock/webhooks/wait")
-
     def new_account(self, **options: Any) -> dict[str, Any]:
         """A fresh isolated account with its keys, for tests that must not share data."""
-        account: dict[str, Any] = self._call("POST", "/_mock/accounts", json=options)
+        account: dict[str, Any] = self._call("POST", "/accounts", json=options)
         return account
 
 
