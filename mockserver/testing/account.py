@@ -13,14 +13,13 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mockserver.domain.accounts import NAME_MAX
 from mockserver.testing.controls import Controls
 
 if TYPE_CHECKING:
     import httpx
 
     from mockserver.testing.plugin import MockServer
-
-NAME_MAX = 200  # characters of an account name
 
 
 def account_name(node_id: str) -> str:

@@ -23,6 +23,7 @@ from mockserver.core.errors import Conflict, NotFound
 from mockserver.core.ids import IdFactory
 from mockserver.domain.accounts import NewAccount, make_account
 from mockserver.engine.accounts.spec import AccountSpec
+from mockserver.engine.reading import credential_headers
 from mockserver.engine.request import Request
 
 if TYPE_CHECKING:
@@ -206,11 +207,9 @@ class AccountSandboxes:
 
 
 def _bearer(request: Request) -> str | None:
-    """The token of the last `Authorization: Bearer` header, or None."""
-    value = None
-    for name, raw in request.headers:
-        if name == b"authorization":
-            value = raw
+    """The token of the `Authorization: Bearer` header the pipeline authenticates with (the
+    last one), or None."""
+    value, _ = credential_headers(request.headers)
     if value is None:
         return None
     scheme, _, token = value.decode("latin-1").strip().partition(" ")
