@@ -25,7 +25,6 @@ from mockserver.domain.models import (
     LOCK_AFTER,
     REGIONS,
     TOKEN_LIFETIME,
-    WORKFLOW_STATUSES,
     Account,
     ApiKey,
     Document,
@@ -38,7 +37,6 @@ from mockserver.domain.models import (
     User,
     Vault,
     Workflow,
-    WorkflowStep,
 )
 from mockserver.domain.webhook_rules import ENDPOINTS_MAX, SECRET_PREFIX
 from mockserver.seeds.validation import (
@@ -53,7 +51,6 @@ from mockserver.seeds.validation import (
     SIGNED_STATUSES,
     USER,
     VAULT,
-    WORKFLOW,
     Invalid,
     PathT,
     Reference,
@@ -69,7 +66,6 @@ from mockserver.seeds.validation import (
     limits,
     metadata,
     prefixed_id,
-    read_step,
     redirect_uri,
     render_path,
     scopes,
@@ -77,8 +73,8 @@ from mockserver.seeds.validation import (
     text,
     timestamp,
     webhook_url,
-    workflow_state,
 )
+from mockserver.seeds.workflows import RefersToSkipped, read_workflows
 
 SUPPORTED_VERSION = 1
 MAX_VERSION = 1000  # each version is an object; a typo such as 10**9 must fail, not hang
@@ -132,7 +128,7 @@ class _SeedBuilder:
         if not isinstance(ident, str):  # a list or a mapping names no record
             fail(path, key, f"no such {kind}: {show(ident)}")
         if ident in self.skipped:
-            raise _RefersToSkipped
+            raise RefersToSkipped
         elsewhere = self.anywhere(section, ident)
         problem = "belongs to another account or environment" if elsewhere else f"no such {kind}"
         fail(path, key, f"{problem}: {show(ident)}")
@@ -283,11 +279,11 @@ class _SeedBuilder:
             except Invalid as problem:
                 self.skip(item, problem)
                 continue
-            except _RefersToSkipped:
+            except RefersToSkipped:
                 self.skip(item, None)
                 continue
             placed.append(index)
-        env.workflows = self.workflows(raw.get("workflows"), path, env.documents, placed)
+        env.workflows = read_workflows(self, raw.get("workflows"), path, env.documents, placed)
         hooks = items(raw.get("webhook_endpoints"), path, "webhook_endpoints")
         if len(hooks) > ENDPOINTS_MAX:
             fail(path, "webhook_endpoints", f"at most {ENDPOINTS_MAX} endpoints allowed")
@@ -421,101 +417,6 @@ class _SeedBuilder:
             secret=fresh(secret),
             created_at=self.reference.moment(raw["created_at"], path, "created_at"),
         )
-
-    def workflows(
-        self, value: object, path: PathT, documents: list[Document], placed: list[int]
-    ) -> list[Workflow]:
-        """The environment's workflows; then every in_review document (at its `placed` index
-        in the file) must have had one open."""
-        by_id = {doc.id: doc for doc in documents}
-        # (status, document id) -> path: a document has one open and one completed at most
-        first: dict[tuple[str, str], PathT] = {}
-        workflows = []
-        complete = True  # no workflow skipped: the in_review check below can be trusted
-        for index, item in enumerate(items(value, path, "workflows")):
-            at = (*path, "workflows", index)
-            try:
-                workflow = self.workflow(item, at, by_id)
-                if workflow.status != "rejected":
-                    seen = first.setdefault((workflow.status, workflow.document_id), at)
-                    if seen is not at:
-                        problem = (
-                            f"already has a workflow that is {workflow.status} "
-                            f"({render_path(seen)})"
-                        )
-                        fail(at, "document_id", f"document '{workflow.document_id}' {problem}")
-            except (Invalid, _RefersToSkipped) as error:
-                self.skip(item, error if isinstance(error, Invalid) else None)
-                complete = False
-                continue
-            workflows.append(workflow)
-        for index, doc in zip(placed, documents, strict=True):
-            if not complete:
-                break
-            at = (*path, "documents", index)
-            if doc.status == "in_review" and ("in_progress", doc.id) not in first:
-                problem = "is in_review, so it needs an in_progress workflow under workflows"
-                self.problems.append(Invalid(at, problem, at=(*at, "status")))
-            # The API signs with no signer only when a workflow's conditions skip every step.
-            if doc.status in SIGNED_STATUSES and not doc.signers:
-                if ("completed", doc.id) not in first:
-                    problem = (
-                        f"a {doc.status} document needs at least one signer (none only when "
-                        "its completed workflow skipped every step)"
-                    )
-                    self.problems.append(Invalid(at, problem, at=(*at, "signers")))
-        return workflows
-
-    def workflow(self, value: object, path: PathT, documents: dict[str, Document]) -> Workflow:
-        raw = WORKFLOW.check(value, path)
-        workflow_id = prefixed_id(raw["id"], path, "id", "wf_")
-        self.claim("workflow id", workflow_id, path, "id")
-        doc_id = raw["document_id"]
-        doc = documents.get(doc_id) if type(doc_id) is str else None
-        if doc is None:
-            self.missing("documents", "document", doc_id, path, "document_id")
-        status = choice(raw["status"], path, "status", WORKFLOW_STATUSES)
-        created_at = self.reference.moment(raw["created_at"], path, "created_at")
-        if created_at < doc.created_at:
-            fail(path, "created_at", f"is before the created_at of document '{doc.id}'")
-        current = integer(raw["current_step"], path, "current_step", 1)
-        steps = self.steps(raw["steps"], path, created_at)
-        workflow_state(path, status, current, steps, doc)
-        last = next((s for s in reversed(steps) if s.decision in ("approve", "reject")), None)
-        return Workflow(
-            id=fresh(workflow_id),
-            document_id=doc.id,
-            region=doc.region,
-            status=status,
-            current_step=current,
-            created_at=created_at,
-            steps=steps,
-            last_decision=None if last is None else (last.assignee, last.decision or ""),
-        )
-
-    def steps(self, value: object, path: PathT, created_at: int) -> list[WorkflowStep]:
-        """1..steps_max steps whose decisions come in step order, none before `created_at`."""
-        raw = items(value, path, "steps")
-        if not raw:
-            fail(path, "steps", "must list at least one step")
-        most = self.seed.limits.steps_max
-        if len(raw) > most:
-            fail(path, "steps", f"at most {most} steps allowed (got {len(raw)})")
-        steps: list[WorkflowStep] = []
-        after, previous = created_at, "the workflow's created_at"
-        for index, item in enumerate(raw):
-            at = (*path, "steps", index)
-            step = read_step(item, at, self.reference, self.condition_errors)
-            if step.decided_at is not None:
-                if step.decided_at < after:
-                    fail(at, "decided_at", f"is before {previous}")
-                after, previous = step.decided_at, f"the decided_at of steps[{index}]"
-            steps.append(step)
-        return steps
-
-
-class _RefersToSkipped(Exception):
-    """A record refers to one skipped as bad: skipped too, its problem already reported."""
 
 
 def _created(record: Vault | Document | Workflow | EndpointSeed) -> int:

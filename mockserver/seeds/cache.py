@@ -43,6 +43,7 @@ _MODULES = (
     "seeds/loader.py",
     "seeds/parser.py",
     "seeds/builder.py",
+    "seeds/workflows.py",
     "seeds/validation.py",
     "seeds/yaml_lines.py",
     "seeds/cache.py",
