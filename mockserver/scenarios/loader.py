@@ -259,6 +259,7 @@ class _Builder:
                     "rate_limit_burst answers the 429 itself: it takes no other field",
                 )
             return Respond(burst_seconds=burst["seconds"])
+        fault = self._transport_fault(raw, path)
         status: Any = raw.get("status")
         if status is None and any(field in raw for field in ("error", "body", "headers")):
             raise self.fail(
@@ -280,7 +281,28 @@ class _Builder:
             body=raw.get("body"),
             has_body="body" in raw,
             delay_ms=raw.get("delay_ms", 0),
+            fault=fault,
+            bytes_per_second=raw.get("bytes_per_second", 0),
+            stall_ms=raw.get("stall_ms", 0),
         )
+
+    def _transport_fault(self, raw: dict[str, Any], path: PathT) -> str | None:
+        """A respond's transport `fault`, checked against the fields beside it: its own
+        parameter is required and no other fault's is allowed; a fault that sends no answer
+        (reset, stall, drop_after_commit) takes no status, error, body or headers."""
+        fault: str | None = raw.get("fault")
+        for param, owner in (("bytes_per_second", "slow_body"), ("stall_ms", "stall")):
+            if param in raw and fault != owner:
+                raise self.fail((*path, param), f"{param} applies to the {owner} fault only")
+            if fault == owner and param not in raw:
+                raise self.fail(path, f"a {owner} fault needs {param}")
+        if fault in ("reset", "stall", "drop_after_commit"):
+            for field in ("status", "error", "body", "headers"):
+                if field in raw:
+                    raise self.fail(
+                        (*path, field), f"a {fault} fault sends no answer: it takes no {field}"
+                    )
+        return fault
 
     def _fault(self, raw: dict[str, Any], path: PathT) -> WebhookFault:
         name = self._name(raw["name"], (*path, "name"))

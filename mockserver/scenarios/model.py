@@ -27,6 +27,19 @@ ERROR_TYPES = {
 }
 
 
+# The transport faults a rule's `respond` may name, and whether the request runs (and its
+# effects stay) under each: `reset` and `stall` close the connection before the request runs;
+# `drop_after_commit` runs it and sends nothing; `truncate` and `slow_body` send its answer
+# (the real one, or the rule's `status`) broken or slowly.
+TRANSPORT_FAULTS = {
+    "reset": False,
+    "stall": False,
+    "drop_after_commit": True,
+    "truncate": True,
+    "slow_body": True,
+}
+
+
 @dataclass(slots=True)
 class Action:
     """One setup or timeline action: `kind` is its only key in the file, `args` its fields."""
@@ -65,6 +78,9 @@ class Respond:
     has_body: bool = False
     delay_ms: int = 0
     burst_seconds: int | None = None
+    fault: str | None = None  # a transport fault (TRANSPORT_FAULTS) instead of a clean answer
+    bytes_per_second: int = 0  # slow_body's rate
+    stall_ms: int = 0  # how long a stall holds the connection before resetting it
 
 
 @dataclass(slots=True)

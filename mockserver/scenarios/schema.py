@@ -167,6 +167,22 @@ _RESPOND = _obj(
         "headers": _STRINGS,
         "body": {"description": "any JSON value, sent as the response body"},
         "delay_ms": {"type": "integer", "minimum": 0, "maximum": 30000},
+        "fault": {
+            "enum": ["reset", "truncate", "drop_after_commit", "slow_body", "stall"],
+            "description": "break the transport instead of answering cleanly",
+        },
+        "bytes_per_second": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100_000_000,
+            "description": "slow_body: the rate the body is sent at",
+        },
+        "stall_ms": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 30000,
+            "description": "stall: how long no answer comes before the connection is reset",
+        },
         "rate_limit_burst": _obj(
             ["seconds"],
             {"seconds": {"type": "integer", "minimum": 1, "maximum": 86400}},
@@ -174,7 +190,7 @@ _RESPOND = _obj(
         ),
     },
     minProperties=1,
-    **{"x-error": "respond needs at least one of status, body, error, delay_ms, ..."},
+    **{"x-error": "respond needs at least one of status, body, error, delay_ms, fault, ..."},
 )
 
 _RULE = _obj(
