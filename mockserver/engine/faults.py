@@ -19,11 +19,12 @@ import orjson
 
 from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError
+from mockserver.engine.answers import error_response
 from mockserver.engine.calls import Headers
 from mockserver.engine.envelope import envelope_bytes
 from mockserver.engine.explain import Refusal, header_value
 from mockserver.engine.reading import MAX_BODY
-from mockserver.engine.request import Response
+from mockserver.engine.request import Response, TransportFault
 from mockserver.scenarios.engine import MISSING, RequestView, ScenarioEngine
 
 # The scenario model is imported only for the types here: a rule comes from a loaded
@@ -40,6 +41,27 @@ def refusal(rule: Rule, status: int, path: str) -> Refusal:
     error = rule.respond.error
     message = error.message if error else f"Injected by scenario rule '{rule.name}'."
     reason = {"check": "scenario", "rule": rule.name, "scenario": rule.scenario}
+    return (reason, message, None, status, path)
+
+
+_FAULT_WORDS = {
+    "reset": "the connection was reset before any answer",
+    "stall": "no answer came for {stall_ms} ms, then the connection was reset",
+    "drop_after_commit": "the request ran and its effects stay, but the connection closed "
+    "with no answer",
+    "truncate": "the status and headers were sent and the body cut off by closing the connection",
+    "slow_body": "the body was sent at {bytes_per_second} bytes per second",
+}
+
+
+def fault_refusal(rule: Rule, fault: TransportFault, status: int, path: str) -> Refusal:
+    """What the journal's `explain` says of a request whose connection `rule` broke."""
+    what = _FAULT_WORDS[fault.kind].format(
+        stall_ms=fault.stall_ms, bytes_per_second=fault.bytes_per_second
+    )
+    message = f"Transport fault of scenario rule '{rule.name}': {what}."
+    reason = {"check": "scenario", "rule": rule.name, "scenario": rule.scenario}
+    reason["fault"] = fault.kind
     return (reason, message, None, status, path)
 
 
@@ -129,6 +151,8 @@ async def apply_rules(
             turn.rule = rule.name
             if rule.respond.delay_ms:
                 await hold(rule.respond.delay_ms / 1000)
+            if rule.respond.fault is not None:
+                return await faulted(rule, turn, inner, extra)
             if rule.respond.status is not None:
                 status = rule.respond.status
                 if status >= 400:
@@ -145,6 +169,37 @@ async def apply_rules(
         error.headers.update((k.decode(), v.decode()) for k, v in extra)
         raise
     response.headers = [*response.headers, *extra]
+    return response
+
+
+async def faulted(
+    rule: Rule, turn: Turn, inner: Callable[[], Awaitable[Response]], extra: Headers
+) -> Response:
+    """The answer of a request whose connection `rule` breaks (its `respond.fault`): none for
+    reset and stall (the request does not run; its body is still read, for the journal), the
+    request's own answer for drop_after_commit, and for truncate and slow_body the rule's
+    injected answer when it gives a status, else the request's own; an error the request
+    raises is its answer too. The fault rides on the response for the adapter to perform."""
+    from mockserver.scenarios.model import TRANSPORT_FAULTS
+
+    respond = rule.respond
+    kind = respond.fault or ""
+    fault = TransportFault(kind, TRANSPORT_FAULTS[kind], respond.bytes_per_second, respond.stall_ms)
+    if not fault.committed:
+        if turn.request.method in _BODY_METHODS:
+            await turn.body(MAX_BODY)
+        response = Response(0, [])
+    elif respond.status is not None:
+        status, injected, body = injected_answer(rule, turn.request_id, extra)
+        response = Response(status, injected, body)
+    else:
+        try:
+            response = await inner()
+        except ApiError as error:
+            response = error_response(error, turn.request_id)
+        response.headers = [*response.headers, *extra]
+    turn.explain = fault_refusal(rule, fault, response.status, turn.path)
+    response.fault = fault
     return response
 
 

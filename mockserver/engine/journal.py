@@ -45,8 +45,11 @@ class Entry:
         "_credential_read",
         "account",
         "at",
+        "chaos",
+        "committed",
         "duration",
         "explain",
+        "fault",
         "method",
         "path",
         "query",
@@ -82,6 +85,9 @@ class Entry:
         self.account: str | None = None  # the account whose own sandbox answered it
         self.rule: str | None = None
         self.explain: Refusal | None = None  # why an error answer was refused (engine.explain)
+        self.fault: str | None = None  # the transport fault that broke its answer's delivery
+        self.committed: bool | None = None  # with a fault: whether the request ran
+        self.chaos: dict[str, Any] | None = None  # the chaos hit or latency that touched it
 
     @property
     def credential(self) -> str | None:
@@ -114,7 +120,10 @@ class Entry:
         self.response_size += len(chunk)
 
     def explained(self) -> Explain | None:
-        """`explain` as the journal shows it: None for an answer below 400 (or none yet)."""
+        """`explain` as the journal shows it: None for an answer below 400 (or none yet)
+        whose delivery no transport fault broke."""
+        if self.fault is not None and self.explain is not None:
+            return explanation(self.explain)
         if self.status is None or self.status < 400:
             return None
         if self.explain is None:  # a kept answer replayed: its envelope tells what it was
@@ -133,6 +142,9 @@ class Entry:
             "status": self.status,
             "rule": self.rule,
             "explain": self.explained(),
+            "fault": self.fault,
+            "committed": self.committed,
+            "chaos": self.chaos,
             "duration_ms": round(self.duration * 1000, 3),
             "request": {
                 "headers": _headers(self.request_headers),

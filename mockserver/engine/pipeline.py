@@ -247,13 +247,19 @@ class Pipeline:
                     rate_headers = [*rate_headers, (b"x-mock-explain", header_value(turn.explain))]
                 response = error_response(internal, request_id)
             headers = [*response.headers, (b"x-request-id", request_id.encode())]
-            if ticket is not None:
+            fault = response.fault
+            if ticket is not None and (fault is None or fault.committed):
                 ticket.answered(turn.operation, response.status, headers, response.body)
             headers += rate_headers
             headers.append(date)
             response.headers = headers
             if entry is not None:
-                entry.status = response.status
+                if fault is None:
+                    entry.status = response.status
+                else:  # a request that did not run (reset, stall) had no answer
+                    entry.fault = fault.kind
+                    entry.committed = fault.committed
+                    entry.status = response.status if fault.committed else None
                 entry.response_headers = tuple(headers)
                 entry.add_response_body(response.body, response.kept)
             if observed:
@@ -270,7 +276,7 @@ class Pipeline:
     def _observed(self, turn: Turn, response: Response, started: float, at: float) -> None:
         """Tell the observers of an answered API request."""
         explain = None
-        if response.status >= 400:
+        if response.status >= 400 or response.fault is not None:
             refused = turn.explain or replayed(response.status, response.body, turn.path)
             explain = header_value(refused).decode("ascii")
         principal = turn.principal

@@ -194,16 +194,55 @@ class Request:
 
 
 @final
-class Response:
-    """The sandbox's answer: status, header lines (lowercase names, as bytes) and body."""
+class TransportFault:
+    """How the connection is to break instead of carrying the answer cleanly (a scenario's
+    `fault`): `kind` is reset, stall, drop_after_commit, truncate or slow_body; `committed`
+    whether the request ran and its effects stay (it did not under reset and stall, whose
+    response has status 0 and is never sent); `bytes_per_second` slow_body's rate, `stall_ms`
+    how long a stall holds the connection before it resets it. The HTTP server's adapter
+    breaks its connection so; in-process, the transport raises what a socket would."""
 
-    __slots__ = ("body", "headers", "kept", "status")
+    __slots__ = ("bytes_per_second", "committed", "kind", "stall_ms")
+
+    def __init__(
+        self, kind: str, committed: bool, bytes_per_second: int = 0, stall_ms: int = 0
+    ) -> None:
+        self.kind = kind
+        self.committed = committed
+        self.bytes_per_second = bytes_per_second
+        self.stall_ms = stall_ms
+
+    def __repr__(self) -> str:
+        return f"TransportFault({self.kind!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        values = (self.kind, self.committed, self.bytes_per_second, self.stall_ms)
+        return TransportFault, values
+
+
+class TransportFaultError(Exception):
+    """Raised by the ASGI adapter for an answer with a transport fault when no connection of
+    the mock's own HTTP server carries the request (an ASGI transport in-process): whoever
+    called the app performs the fault (the pytest plugin's transport raises httpx's errors)."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__(f"transport fault: {response.fault!r}")
+        self.response = response
+
+
+@final
+class Response:
+    """The sandbox's answer: status, header lines (lowercase names, as bytes) and body, and
+    the transport fault, if any, that breaks its delivery."""
+
+    __slots__ = ("body", "fault", "headers", "kept", "status")
 
     def __init__(self, status: int, headers: HeaderLines, body: bytes = b"") -> None:
         self.status = status
         self.headers = headers
         self.body = body
         self.kept = False  # the body is stored at its size already: the journal keeps it as is
+        self.fault: TransportFault | None = None
 
     def header(self, name: str) -> str | None:
         """The first value of header `name` (any case), or None."""
@@ -221,7 +260,7 @@ class Response:
         return f"Response({self.status}, {len(self.body)} bytes)"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return _response, (self.status, self.headers, self.body, self.kept)
+        return _response, (self.status, self.headers, self.body, self.kept, self.fault)
 
 
 def _request(
@@ -239,8 +278,15 @@ def _request(
     return Request.of(method, path, headers, query, body, client, scheme, server, root_path)
 
 
-def _response(status: int, headers: HeaderLines, body: bytes, kept: bool) -> Response:
+def _response(
+    status: int,
+    headers: HeaderLines,
+    body: bytes,
+    kept: bool,
+    fault: TransportFault | None = None,
+) -> Response:
     """A copied or unpickled Response."""
     response = Response(status, headers, body)
     response.kept = kept
+    response.fault = fault
     return response

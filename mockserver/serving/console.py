@@ -113,24 +113,27 @@ class Console:
         """One API request's line (an observer of the sandbox)."""
         request, response = answered.request, answered.response
         duration = round(answered.seconds * 1000, 3)
+        fault = response.fault
+        # A request a transport fault stopped before it ran was answered nothing.
+        status = response.status if fault is None or fault.committed else None
         if self.json:
-            self._object(
-                {
-                    "event": "request",
-                    "request_id": answered.request_id,
-                    "method": request.method,
-                    "path": request.path,
-                    "status": response.status,
-                    "duration_ms": duration,
-                    "account": answered.account,
-                    "explain": answered.explain,
-                },
-                answered.at,
-            )
+            fields = {
+                "event": "request",
+                "request_id": answered.request_id,
+                "method": request.method,
+                "path": request.path,
+                "status": status,
+                "duration_ms": duration,
+                "account": answered.account,
+                "explain": answered.explain,
+            }
+            if fault is not None:
+                fields["fault"] = fault.kind
+            self._object(fields, answered.at)
             return
         line = (
             f"{format_ts(answered.at)[11:19]} {request.method} {request.path} "
-            f"{response.status} {duration:.1f} ms {answered.request_id}"
+            f"{'-' if status is None else status} {duration:.1f} ms {answered.request_id}"
         )
         self._line(f"{line} {answered.explain}" if answered.explain else line)
 

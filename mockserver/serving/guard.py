@@ -9,6 +9,8 @@ them and the server runs out of file descriptors or memory, and others go unserv
 - sends a whole request head within `head_timeout` seconds, counted from the connection or
   from the first byte after the previous response (else 408, or a plain close if nothing came);
 - sends a head of at most `head_max` bytes (else 431 and a close);
+- is registered in `core.connections` while open, so that a scenario's transport fault can
+  break it;
 - counts against `max_connections`: past it, the connection idle (between requests) the
   longest is closed to make room, or the new one when every other is busy.
 
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any, ClassVar
+
+from mockserver.core import connections
 
 HEAD_TIMEOUT = 10.0  # seconds to send a whole request head
 HEAD_MAX = 64 * 1024  # bytes of a request head: request line and headers
@@ -73,6 +77,8 @@ def guarded_protocol(
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)
+            # Found again by a request's addresses, for a scenario's transport fault.
+            self._key, self._connection = connections.register(transport)
             self._head_bytes = 0
             self._head_timer: asyncio.TimerHandle | None = None
             self._arm()
@@ -120,7 +126,9 @@ def guarded_protocol(
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
             idle.pop(self, None)
+            connections.unregister(self._key)
             super().connection_lost(exc)
+            self._connection.lost()
 
         def _in_request(self) -> bool:
             cycle = self.cycle

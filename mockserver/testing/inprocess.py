@@ -4,7 +4,8 @@ httpx's ASGITransport is async-only; this transport runs it on one private event
 background thread, so plain synchronous tests (and any sync client code) can use it. The app
 runs on that one loop, as it would under uvicorn. A transport can outlive its clients: the
 pytest plugin keeps one for the session and hands each test a new client on it
-(`InProcessTransport.client`), so no test pays for starting a thread and a loop.
+(`InProcessTransport.client`), so no test pays for starting a thread and a loop. A scenario's
+transport fault raises the httpx error a socket would give (`transport_faults.py`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import Any
 
 import httpx
 
+from mockserver.engine.request import TransportFaultError
 from mockserver.serving.asgi import ASGIApp
+from mockserver.testing.transport_faults import act_out
 
 
 class InProcessTransport(httpx.BaseTransport):
@@ -40,7 +43,11 @@ class InProcessTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         request.read()
-        return asyncio.run_coroutine_threadsafe(self._send(request), self._loop).result()
+        sent = asyncio.run_coroutine_threadsafe(self._send(request), self._loop)
+        try:
+            return sent.result()
+        except TransportFaultError as faulted:  # a scenario broke the "connection"
+            return act_out(faulted.response, request)
 
     def client(
         self,

@@ -1,5 +1,6 @@
 """The HTTP server's side of a sandbox: an ASGI request becomes a `Request`, the sandbox's
-`Response` becomes ASGI messages. Nothing here decides how the API behaves.
+`Response` becomes ASGI messages (or a broken connection, for a scenario's transport fault:
+`transport_faults.py`). Nothing here decides how the API behaves.
 
 The body is handed over as a reader, so the sandbox reads it when the request's turn comes (a
 keyed POST holds its key while a slow body arrives). Compression is the one thing added on the
@@ -19,8 +20,16 @@ from starlette.datastructures import MutableHeaders
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import Message, Receive, Scope, Send
 
-from mockserver.engine.request import BodyReader, Disconnected, HeaderLines, Request, Response
+from mockserver.engine.request import (
+    BodyReader,
+    Disconnected,
+    HeaderLines,
+    Request,
+    Response,
+    TransportFaultError,
+)
 from mockserver.engine.sandbox import Sandbox
+from mockserver.web.transport_faults import perform
 
 _VARY = (b"vary", b"Accept-Encoding")
 _TYPES_KEPT = 64  # Content-Type values whose exclusion is kept: the API sends a handful
@@ -119,13 +128,19 @@ class Adapter:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = header_lines(scope["headers"])
         if accepts_gzip(headers):
-            await self.gzip(scope, receive, send)
+            try:
+                await self.gzip(scope, receive, send)
+            except TransportFaultError as faulted:  # broken, so not compressed
+                await perform(faulted.response, scope, send)
             return
         try:
             response = await self.sandbox.handle(
                 request_of(scope, headers), body=body_reader(receive)
             )
         except Disconnected:
+            return
+        if response.fault is not None:
+            await perform(response, scope, send)
             return
         self.identity_vary(response)
         await _send(response, send)
@@ -137,6 +152,8 @@ class Adapter:
             response = await self.sandbox.handle(request_of(scope), body=body_reader(receive))
         except Disconnected:
             return
+        if response.fault is not None:  # to `__call__`, which has the uncompressed `send`
+            raise TransportFaultError(response)
         await _send(response, send)
 
     def identity_vary(self, response: Response) -> None:

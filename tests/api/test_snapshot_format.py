@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import orjson
+import pytest
 
 from mockserver.core.config import Settings
 from mockserver.engine.snapshots.file import FORMAT
@@ -23,6 +24,7 @@ from tests.support.api import assert_envelope
 from tests.support.keys import auth
 
 FILE = Path(__file__).with_name("data") / "snapshot-format-1.json"
+FORMAT_2 = Path(__file__).with_name("data") / "snapshot-format-2.json"
 CURRENT = Path(__file__).with_name("data") / f"snapshot-format-{FORMAT}.json"
 ACCOUNT = {"name": "Format two", "clock": {"mode": "frozen", "start_time": "2030-01-01T00:00:00Z"}}
 
@@ -92,12 +94,13 @@ def _timeless(data: bytes) -> Any:
     return parsed
 
 
-def test_the_file_of_this_format_loads_and_serves_its_accounts_too() -> None:
+@pytest.mark.parametrize("path", [FORMAT_2, CURRENT], ids=lambda p: p.stem)
+def test_a_file_with_account_sandboxes_loads_and_serves_its_accounts_too(path: Path) -> None:
     app = create_app(Settings(clock_mode="frozen"))
     with inprocess_client(app, headers=auth()) as client:
         key = client.post("/_mock/accounts", json=ACCOUNT).json()["keys"]["full"]
         uploaded = client.post(
-            "/_mock/snapshots/upload", params={"name": "now"}, content=CURRENT.read_bytes()
+            "/_mock/snapshots/upload", params={"name": "now"}, content=path.read_bytes()
         )
         assert uploaded.status_code == 201, uploaded.text
         assert client.post("/_mock/reset").status_code == 200

@@ -209,3 +209,22 @@ def test_text_logs_a_line_per_request_when_asked(runs: list[Run], tmp_path: Path
     assert not [line for line in quiet.output().splitlines() if " /v1/whoami " in line]
     assert quiet.output().splitlines()[-1] == "mockserver stopped (SIGTERM)"
     assert loud.output().splitlines()[-1] == "mockserver stopped (SIGINT)"
+
+
+def test_a_request_a_transport_fault_broke_is_logged_with_its_fault(
+    runs: list[Run], tmp_path: Path
+) -> None:
+    run = start(runs, tmp_path / "run", "--port", "0", "--log-format", "json")
+    started = json.loads(run.wait_for_line('"event":"started"'))
+    [base] = started["listening"]
+    scenario = (
+        "name: f\nrules:\n  - name: r\n    match: {path: /v1/whoami}\n    respond: {fault: reset}\n"
+    )
+    with httpx.Client(base_url=base, headers=auth()) as client:
+        assert client.post("/_mock/scenarios", json={"yaml": scenario}).status_code == 201
+        with pytest.raises(httpx.ReadError):
+            client.get("/v1/whoami")
+    assert run.stop() == 0
+    [line] = [json.loads(line) for line in run.output().splitlines() if '"request"' in line]
+    assert (line["status"], line["fault"]) == (None, "reset")
+    assert line["explain"].startswith("scenario: Transport fault of scenario rule 'r'")

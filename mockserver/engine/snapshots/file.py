@@ -35,7 +35,7 @@ from mockserver.engine.snapshots.kinds import Invalid
 if TYPE_CHECKING:
     from mockserver.engine.sandbox import Sandbox
 
-FORMAT = 2
+FORMAT = 3
 DAMAGED = (
     "The file is damaged: its state does not match its checksum ('sha256'; leave it out of a "
     "file edited by hand)."
@@ -62,7 +62,23 @@ def _accounts_of_their_own(parsed: dict[str, Any]) -> dict[str, Any]:
     return parsed
 
 
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _accounts_of_their_own}
+def _transport_faults(parsed: dict[str, Any]) -> dict[str, Any]:
+    """Format 2 -> 3: the transport fault, `committed` and chaos mark of each journal entry
+    (none: there were no transport faults or chaos before)."""
+    state = parsed.get("state")
+    journal = state.get("journal") if type(state) is dict else None
+    entries = journal.get("entries") if type(journal) is dict else None
+    for entry in entries if type(entries) is list else []:
+        if type(entry) is dict and entry.get("$") == "Entry":
+            for name in ("fault", "committed", "chaos"):
+                entry.setdefault(name, None)
+    return parsed
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _accounts_of_their_own,
+    2: _transport_faults,
+}
 
 
 def identity(sandbox: Sandbox) -> dict[str, Any]:

@@ -117,7 +117,8 @@ class Headers(Kind):
 
 
 HEADERS = Headers()
-REFUSAL = Opt(Tuple(Opt(DictOf(TEXT, Json())), TEXT, Opt(TEXT), Int(100, 599), TEXT))
+# (reason, message, param, status, path); status 0: a transport fault left no answer to send
+REFUSAL = Opt(Tuple(Opt(DictOf(TEXT, Json())), TEXT, Opt(TEXT), Int(0, 599), TEXT))
 _ENTRY_LATER = (
     "request_body",
     "request_size",
@@ -129,6 +130,9 @@ _ENTRY_LATER = (
     "rule",
     "explain",
     "account",
+    "fault",
+    "committed",
+    "chaos",
 )
 
 
@@ -166,6 +170,9 @@ record(
             "rule": Opt(TEXT),
             "explain": REFUSAL,
             "account": Opt(TEXT),
+            "fault": Opt(TEXT),
+            "committed": Opt(Bool()),
+            "chaos": Opt(DictOf(TEXT, Json())),
         },
         make=_entry,
     )

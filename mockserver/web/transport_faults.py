@@ -1,0 +1,89 @@
+"""A scenario's transport fault, done to the connection a request came on.
+
+The sandbox decides the fault and rides it on its `Response` (`engine.request.TransportFault`);
+this breaks the connection accordingly, through the connection the mock's HTTP server
+registered (`core.connections`):
+
+- reset: a TCP reset before any byte of an answer (the client reads "connection reset");
+- stall: nothing for `stall_ms` (or until the client leaves), then a reset;
+- drop_after_commit: the request ran; the connection closes with no answer;
+- truncate: the status, the headers and the first half of the body, then the connection
+  closes (an empty body goes chunked, so that its end is missing too);
+- slow_body: the status and headers, then the body at `bytes_per_second`, in pieces about
+  every 50 ms (every byte, below 20 bytes a second).
+
+Times here are wall time, as a client's timeouts are. A request with no such connection (an
+ASGI transport in-process) raises `TransportFaultError` for its caller to act out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from starlette.types import Message, Scope, Send
+
+from mockserver.core import connections
+from mockserver.engine.request import Response, TransportFaultError
+
+_TICK = 0.05  # seconds between a slow body's pieces, at rates of 20 bytes a second and more
+
+
+async def perform(response: Response, scope: Scope, send: Send) -> None:
+    """Answer `response` broken as its fault says."""
+    fault = response.fault
+    assert fault is not None
+    connection = connections.find(scope.get("server"), scope.get("client"))
+    if connection is None:
+        raise TransportFaultError(response)
+    kind = fault.kind
+    if kind == "reset":
+        connection.reset()
+    elif kind == "stall":
+        await _idle(connection, fault.stall_ms / 1000)
+        connection.reset()
+    elif kind == "drop_after_commit":
+        connection.close()
+    elif kind == "truncate":
+        headers = response.headers
+        if not response.body:  # no Content-Length: chunked, so the missing end shows
+            headers = [line for line in headers if line[0] != b"content-length"]
+        await send(_start(response.status, headers))
+        cut = response.body[: len(response.body) // 2]
+        await send({"type": "http.response.body", "body": cut, "more_body": True})
+        connection.close()
+    else:  # slow_body
+        await send(_start(response.status, response.headers))
+        await _trickle(response.body, fault.bytes_per_second, connection, send)
+        return
+    await connection.wait_lost()  # uvicorn then sees the client gone, and answers nothing
+
+
+def _start(status: int, headers: list[tuple[bytes, bytes]]) -> Message:
+    return {"type": "http.response.start", "status": status, "headers": headers}
+
+
+async def _idle(connection: connections.Connection, seconds: float) -> None:
+    """Wait `seconds`, or less if the client closes the connection first."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + seconds
+    while not connection.closing and (left := until - loop.time()) > 0:
+        await asyncio.sleep(min(left, _TICK))
+
+
+async def _trickle(body: bytes, rate: int, connection: connections.Connection, send: Send) -> None:
+    """Send `body` at `rate` bytes a second: each piece after the time it is worth."""
+    piece = max(1, int(rate * _TICK))
+    interval = piece / rate
+    loop = asyncio.get_running_loop()
+    due = loop.time()
+    for start in range(0, len(body), piece):
+        due += interval
+        while (left := due - loop.time()) > 0 and not connection.closing:
+            await asyncio.sleep(left)
+        if connection.closing:
+            return
+        more = start + piece < len(body)
+        chunk = body[start : start + piece]
+        await send({"type": "http.response.body", "body": chunk, "more_body": more})
+    if not body:
+        await send({"type": "http.response.body", "body": b""})
