@@ -20,6 +20,7 @@ from pathlib import Path
 
 from . import (
     accounts,
+    chaos,
     figures,
     hostile,
     idempotency_soak,
@@ -49,6 +50,7 @@ GROUPS = (
     "verify",
     "snapshots",
     "accounts",
+    "chaos",
     "durable",
     "pytest",
     "loop",
@@ -191,6 +193,11 @@ def rows(options: Options) -> list[Row]:
         Row("accounts.pair.socket", "account sandbox made and removed over a socket", "ms"),
         Row("accounts.idle", "memory of an idle account sandbox (Python allocations)", "KiB"),
     ]
+    untouched = "GET /v1/documents/{id} with chaos loaded that never matches it"
+    table += [
+        Row("chaos.rps", f"{untouched} (reference column: nothing loaded)", "req/s"),
+        Row("chaos.p99", f"{untouched}, p99", "ms", Target("ratio<=", CHAOS_P99)),
+    ]
     durable = "POST /v1/documents with --state-dir (reference column: without)"
     table += [
         Row("durable.rps", durable, "req/s", Target("ratio>=", DURABLE_RATIO)),
@@ -224,6 +231,9 @@ def rows(options: Options) -> list[Row]:
 
 
 DURABLE_RATIO = 0.5  # POST req/s with --state-dir over without, at least
+# p99 of requests no chaos rule touches, with chaos loaded over without, at most: the same
+# within the noise of short rounds on a shared machine.
+CHAOS_P99 = 1.15
 
 BACKLOG = "24 h clock advance, 1,000 failing deliveries"
 LAYOUT_LABELS = {
@@ -715,6 +725,29 @@ class Run:
         note = f"{accounts.IDLE} accounts, one request each"
         self.put("accounts.idle", OURS, costs.idle_kib, note)
 
+    def chaos(self) -> None:
+        """Requests no chaos rule touches, on a server with chaos loaded and on the same server
+        with nothing loaded (benchmarks/chaos.py), in alternating rounds."""
+        o = self.options
+
+        def measure() -> None:
+            with running(self.start("chaos", ours_command(None))()) as server:
+                rounds: dict[str, list[LoadResult]] = {OURS: [], REF: []}
+                for number in range(o.rounds):
+                    order = [(OURS, True), (REF, False)]
+                    for side, with_chaos in order if number % 2 == 0 else order[::-1]:
+                        result = chaos.loaded(server, with_chaos, o.seconds, o.warmup)
+                        rounds[side].append(result)
+            for side, results in rounds.items():
+                chosen = median_round(results)
+                note = "" if chosen.valid else f"INVALID: {chosen.errors} error answers"
+                self.put("chaos.rps", side, chosen.rps, note)
+                self.put("chaos.p99", side, chosen.p99_ms)
+                if not chosen.valid:
+                    self.report.failures.append(f"{side} chaos: {note}")
+
+        self.attempt("chaos loaded, and not", measure)
+
     def durable(self) -> None:
         """POST throughput of a server with --state-dir (every answer waits for its group
         fsync) beside the same server without it, in the reference column: alternating rounds,
@@ -810,6 +843,7 @@ class Run:
             "verify",
             "snapshots",
             "accounts",
+            "chaos",
             "durable",
             "loop",
         )
@@ -831,6 +865,9 @@ class Run:
         if self.wants("accounts"):
             o.log("account sandboxes, in-process and over a socket")
             self.attempt("accounts", self.accounts)
+        if self.wants("chaos"):
+            o.log("ours with a chaos scenario loaded, and without it")
+            self.chaos()
         if self.wants("durable"):
             o.log("ours with --state-dir, and without it")
             self.durable()

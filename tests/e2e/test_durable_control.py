@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.support.audit import all_events, verify
 from tests.support.cli import MOCKSERVER
@@ -173,3 +174,35 @@ def test_an_accounts_webhook_attempts_are_kept_and_not_sent_again(tmp_path: Path
             assert len(receiver.received) == 1  # the replay took the logged outcome
         finally:
             server.stop()
+
+
+LOST = """\
+name: lost_answer
+rules:
+  - name: lost-create
+    match: {method: POST, path: /v1/documents, times: 1}
+    respond: {fault: drop_after_commit}
+"""
+
+
+def test_a_lost_answer_survives_kill_9_and_the_keyed_retry_replays_it(tmp_path: Path) -> None:
+    server = DurableServer(tmp_path / "state", "--clock", "frozen")
+    client = server.start()
+    _ok(client.post("/_mock/scenarios", json={"yaml": LOST, "source": "lost.yaml"}), 201)
+    body = {"title": "Committed, unheard", "vault_id": "vault_mock_us"}
+    key = {"Idempotency-Key": "durable-lost-1"}
+    with pytest.raises(httpx.RemoteProtocolError):  # the answer is lost
+        client.post("/v1/documents", json=body, headers=key)
+    server.kill()
+
+    client = server.start()
+    try:
+        retry = client.post("/v1/documents", json=body, headers=key)
+        assert retry.status_code == 201, retry.text
+        assert retry.headers["idempotent-replayed"] == "true"
+        listed = _ok(client.get("/v1/documents", params={"vault_id": "vault_mock_us"}))
+        assert [d["id"] for d in listed["data"] if d["title"] == body["title"]] == [
+            retry.json()["id"]
+        ]
+    finally:
+        server.stop()
