@@ -239,8 +239,8 @@ _CHAOS_MATCH = _obj(
     [],
     {
         **_MATCH["properties"],
-        "nth": _refused("a chaos rule hits by probability: nth does not apply"),
-        "times": _refused("a chaos rule hits by probability: times does not apply"),
+        "nth": _refused("chaos draws by probability: nth does not apply"),
+        "times": _refused("chaos draws by probability: times does not apply"),
     },
 )
 _CHAOS_RESPOND = {

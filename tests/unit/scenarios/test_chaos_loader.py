@@ -105,7 +105,7 @@ def test_a_fixed_latency_needs_only_its_median() -> None:
             "{method: POST, path: /v1/documents}",
             "{method: POST, nth: 2}",
             9,
-            "chaos.rules[0].match.nth: a chaos rule hits by probability: nth does not apply",
+            "chaos.rules[0].match.nth: chaos draws by probability: nth does not apply",
         ),
         (
             "{method: GET}\n      probability: 0.1",
