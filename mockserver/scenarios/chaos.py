@@ -46,9 +46,20 @@ class Counted:
         self.seen[key] = ordinal
         return ordinal
 
-    def hit(self, account: str | None) -> None:
+    def hit_next(
+        self, seed: int, account: str | None, label: str, probability: float, free: bool
+    ) -> float | None:
+        """Count one more matching request of `account`; when `free` (nothing answered it
+        yet), draw for it and, if the draw is under `probability`, count a hit and give it."""
+        ordinal = self.next_ordinal(account)
+        if not free:
+            return None
+        value = draw(seed, account, label, ordinal)
+        if value >= probability:
+            return None
         key = account or ""
         self.hits[key] = self.hits.get(key, 0) + 1
+        return value
 
 
 @dataclass(slots=True)

@@ -309,19 +309,15 @@ class ScenarioEngine:
         first that matches and whose draw falls under its probability. Every matching chaos
         rule counts the request among `account`'s, hit or not, so its draws depend only on
         the seed, the account and that count."""
-        from mockserver.scenarios.chaos import draw, rule_key
+        from mockserver.scenarios.chaos import rule_key
 
         chosen: ChaosHit | None = None
         for chaos, rule, scenario in self.chaos_rules:
-            if not _matches(rule.match, request):
-                continue
-            ordinal = rule.next_ordinal(account)
-            if chosen is not None:
-                continue
-            value = draw(chaos.seed, account, rule_key(rule), ordinal)
-            if value < rule.probability:
-                rule.hit(account)
-                chosen = ChaosHit(rule.label, scenario, value, rule.respond)
+            if _matches(rule.match, request):
+                key = rule_key(rule)
+                value = rule.hit_next(chaos.seed, account, key, rule.probability, chosen is None)
+                if value is not None:
+                    chosen = ChaosHit(rule.label, scenario, value, rule.respond)
         return chosen
 
     def chaos_latency(
@@ -348,9 +344,7 @@ class ScenarioEngine:
         of `event_type` to endpoint `endpoint_id` of `account`, or None to deliver it
         normally. A scenario's explicit faults win; failing those, chaos draws per attempt."""
         for fault in self.faults:
-            if fault.endpoint is not None and fault.endpoint != endpoint_id:
-                continue
-            if fault.event is not None and not fnmatch.fnmatchcase(event_type, fault.event):
+            if not _takes(fault.endpoint, fault.event, endpoint_id, event_type):
                 continue
             if fault.first is not None and attempt > fault.first:
                 continue
@@ -367,21 +361,15 @@ class ScenarioEngine:
         """The first webhook chaos rule matching this attempt whose draw hits; every matching
         one counts the attempt among `account`'s (a delayed attempt asks, and counts, again
         when it is due)."""
-        from mockserver.scenarios.chaos import draw, webhook_key
+        from mockserver.scenarios.chaos import webhook_key
 
         chosen: Fault | None = None
         for chaos, rule in self.chaos_webhooks:
-            if rule.endpoint is not None and rule.endpoint != endpoint_id:
-                continue
-            if rule.event is not None and not fnmatch.fnmatchcase(event_type, rule.event):
-                continue
-            ordinal = rule.next_ordinal(account)
-            if chosen is not None:
-                continue
-            value = draw(chaos.seed, account, webhook_key(rule), ordinal)
-            if value < rule.probability:
-                rule.hit(account)
-                chosen = Fault(rule.kind, rule.label, rule.status, rule.delay_seconds, value)
+            if _takes(rule.endpoint, rule.event, endpoint_id, event_type):
+                key = webhook_key(rule)
+                value = rule.hit_next(chaos.seed, account, key, rule.probability, chosen is None)
+                if value is not None:
+                    chosen = Fault(rule.kind, rule.label, rule.status, rule.delay_seconds, value)
         return chosen
 
     def deprecation_for(self, method: str, path: str) -> Deprecation | None:
@@ -406,6 +394,14 @@ class ScenarioEngine:
 def _armed(scenario: Scenario) -> list[Rule | WebhookFault | Deprecation]:
     """Everything of a scenario that has a name and can be turned on and off."""
     return [*scenario.rules, *scenario.webhooks, *scenario.deprecations]
+
+
+def _takes(endpoint: str | None, event: str | None, endpoint_id: str, event_type: str) -> bool:
+    """Whether a webhook fault (or chaos rule) of `endpoint` and `event` (None: any) takes an
+    attempt to `endpoint_id` of `event_type`."""
+    if endpoint is not None and endpoint != endpoint_id:
+        return False
+    return event is None or fnmatch.fnmatchcase(event_type, event)
 
 
 def _matches(match: Match, request: RequestView) -> bool:
