@@ -177,6 +177,8 @@ def _type_of(node: dict[str, Any]) -> str:
         return " \\| ".join(f"`{value}`" for value in node["enum"])
     if "oneOf" in node or "anyOf" in node:
         return " or ".join(_type_of(option) for option in node.get("oneOf") or node["anyOf"])
+    if node.get("not") == {}:  # a field this place refuses (its rules say why)
+        return "not allowed"
     kind = node.get("type", "any")
     if isinstance(kind, list):
         kind = " or ".join(kind)
@@ -191,6 +193,7 @@ def _constraints(node: dict[str, Any]) -> str:
     parts = []
     for key, text in (
         ("minimum", "≥ {}"),
+        ("exclusiveMinimum", "> {}"),
         ("maximum", "≤ {}"),
         ("minLength", "at least {} characters"),
         ("maxLength", "at most {} characters"),

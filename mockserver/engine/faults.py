@@ -1,6 +1,8 @@
 """What a loaded scenario does to an API request: the rule that answers it (`apply_rules`),
-the rule's injected answer, the deprecation headers of a route, the explanation an injected
-error gets, and the request's facts as the rules match them. The pipeline applies the rules
+failing that the chaos rule that hits it, chaos latency (`chaos`), the rule's injected answer
+or transport fault (`faulted`: the fault rides on the response, for the HTTP adapter or the
+in-process transport to act out), the deprecation headers of a route, the explanation an
+injected error gets, and the request's facts as the rules match them. The pipeline applies the rules
 only while a scenario has armed something, after the request id is assigned and the regional
 prefix is stripped (so injected errors carry a real `req_` id); a forced rate-limit burst is
 answered before, by the traffic rules. The request body is read only when some rule matches
@@ -36,12 +38,25 @@ if TYPE_CHECKING:
 _JSON = b"application/json"
 
 
+def who(rule: Rule) -> str:
+    """How messages name `rule`: a scenario rule, or a chaos rule (one built for a hit of a
+    scenario's chaos block, its place in the file under `chaos`)."""
+    kind = "chaos" if rule.at[:1] == ("chaos",) else "scenario"
+    return f"{kind} rule '{rule.name}'"
+
+
+def _reason(rule: Rule) -> dict[str, Any]:
+    reason: dict[str, Any] = {"check": "scenario", "rule": rule.name, "scenario": rule.scenario}
+    if rule.at[:1] == ("chaos",):
+        reason["chaos"] = True
+    return reason
+
+
 def refusal(rule: Rule, status: int, path: str) -> Refusal:
     """What the journal keeps of an error answer injected by `rule` (see engine.explain)."""
     error = rule.respond.error
-    message = error.message if error else f"Injected by scenario rule '{rule.name}'."
-    reason = {"check": "scenario", "rule": rule.name, "scenario": rule.scenario}
-    return (reason, message, None, status, path)
+    message = error.message if error else f"Injected by {who(rule)}."
+    return (_reason(rule), message, None, status, path)
 
 
 _FAULT_WORDS = {
@@ -59,8 +74,8 @@ def fault_refusal(rule: Rule, fault: TransportFault, status: int, path: str) -> 
     what = _FAULT_WORDS[fault.kind].format(
         stall_ms=fault.stall_ms, bytes_per_second=fault.bytes_per_second
     )
-    message = f"Transport fault of scenario rule '{rule.name}': {what}."
-    reason = {"check": "scenario", "rule": rule.name, "scenario": rule.scenario}
+    message = f"Transport fault of {who(rule)}: {what}."
+    reason = _reason(rule)
     reason["fault"] = fault.kind
     return (reason, message, None, status, path)
 
@@ -106,7 +121,7 @@ def injected_answer(rule: Rule, request_id: str, extra: Headers) -> tuple[int, H
 
         error = respond.error
         kind = error.type if error else ERROR_TYPES.get(status, "api_error")
-        message = error.message if error else f"Injected by scenario rule '{rule.name}'."
+        message = error.message if error else f"Injected by {who(rule)}."
         param = error.param if error else None
         body = envelope_bytes(kind, message, param, request_id)
         headers.append((b"content-type", _JSON))
@@ -140,15 +155,19 @@ async def apply_rules(
     headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in request.headers}
     key = bearer(headers.get("authorization"))
     extra = deprecation_headers(engine.deprecation_for(method, path))
-    if engine.rules:
+    if engine.rules or engine.chaos_rules or engine.latencies:
         body: Any = MISSING
         if engine.needs_body and method in _BODY_METHODS:
             raw = await turn.body(MAX_BODY)
             body = matchable_body(None if len(raw) > MAX_BODY else raw)
         query = dict(parse_qsl(request.query.decode("latin-1")))
-        rule = engine.decide(RequestView(method, path, query, headers, key, body))
+        view = RequestView(method, path, query, headers, key, body)
+        rule = engine.decide(view)
         if rule is not None:
             turn.rule = rule.name
+        if engine.chaos_rules or engine.latencies:
+            rule = await chaos(engine, turn, view, rule)
+        if rule is not None:
             if rule.respond.delay_ms:
                 await hold(rule.respond.delay_ms / 1000)
             if rule.respond.fault is not None:
@@ -170,6 +189,34 @@ async def apply_rules(
         raise
     response.headers = [*response.headers, *extra]
     return response
+
+
+async def chaos(
+    engine: ScenarioEngine, turn: Turn, view: RequestView, rule: Rule | None
+) -> Rule | None:
+    """A scenario's chaos on a request: its latency (waited here), and, when no rule answered
+    it (`rule`), the chaos rule that hits it, as a rule to answer with. Both are drawn for the
+    request's account (its credential's), and marked on the journal entry (`turn.chaos`)."""
+    from mockserver.scenarios.model import Match, Rule
+
+    principal = turn.principal
+    account = principal.account_id if principal is not None else None
+    mark: dict[str, Any] = {}
+    if rule is None and engine.chaos_rules:
+        hit = engine.chaos_decide(view, account)
+        if hit is not None:
+            mark = {"rule": hit.rule, "draw": hit.draw}
+            rule = Rule(hit.rule, Match(), hit.respond, ("chaos", "rules"), scenario=hit.scenario)
+    latency = engine.chaos_latency(view, account) if engine.latencies else None
+    if latency is not None:
+        milliseconds, drawn = latency
+        mark = {"rule": None, "draw": None, **mark}
+        mark["latency_ms"] = round(milliseconds, 3)
+        mark["latency_draw"] = drawn
+        await hold(milliseconds / 1000)
+    if mark:
+        turn.chaos = mark
+    return rule
 
 
 async def faulted(

@@ -50,11 +50,13 @@ class Turn:
     account's default); `principal`: the caller the rate limits resolved; `parsed_body`: the
     body's bytes and object when the idempotency fingerprint parsed it; `operation`: the
     permission the operation required (None until one ran); `rule`: the scenario rule that
-    answered; `explain`: why the request was refused (see engine.explain)."""
+    answered; `explain`: why the request was refused (see engine.explain); `chaos`: the
+    journal's mark of a scenario's chaos (see engine.faults)."""
 
     __slots__ = (
         "_body",
         "_reader",
+        "chaos",
         "entry",
         "explain",
         "operation",
@@ -85,6 +87,7 @@ class Turn:
         self.operation: str | None = None
         self.rule: str | None = None
         self.explain: Refusal | None = None
+        self.chaos: dict[str, Any] | None = None
         self._reader = reader
         self._body: bytes | None = None
 
@@ -272,6 +275,7 @@ class Pipeline:
                 entry.duration = perf_counter() - started
                 entry.rule = turn.rule
                 entry.explain = turn.explain
+                entry.chaos = turn.chaos
 
     def _observed(self, turn: Turn, response: Response, started: float, at: float) -> None:
         """Tell the observers of an answered API request."""

@@ -1,9 +1,11 @@
 """The loaded scenarios of one server and the decisions they make.
 
-The HTTP layer asks three questions per API request: is this credential in a forced 429 burst
-(`forced_rate_limit`), does a rule answer this request (`decide`), and is the route deprecated
-(`deprecation_for`). The webhook delivery engine asks one per attempt (`webhook_fault`). All
-four are plain calls on plain values, so they can be wired into any layer and tested alone.
+The HTTP layer asks these questions per API request: is this credential in a forced 429 burst
+(`forced_rate_limit`), does a rule answer this request (`decide`), failing that does a chaos
+rule hit it (`chaos_decide`), how long does chaos delay it (`chaos_latency`), and is the route
+deprecated (`deprecation_for`). The webhook delivery engine asks one per attempt
+(`webhook_fault`: explicit faults, then chaos). All are plain calls on plain values, so they can
+be wired into any layer and tested alone.
 
 Loading checks every setup and timeline action before anything changes, then moves the clock,
 applies the setup, arms rules, faults and deprecations and schedules the timeline on the mock
@@ -31,7 +33,8 @@ from mockserver.scenarios.matching import contains, map_matches
 # engine with nothing loaded, as most sandboxes have, needs neither.
 if TYPE_CHECKING:
     from mockserver.scenarios.actions import Applier, WebhookSetup
-    from mockserver.scenarios.model import Deprecation, Rule, Scenario, WebhookFault
+    from mockserver.scenarios.chaos import Chaos, ChaosRule, Latency, WebhookChaos
+    from mockserver.scenarios.model import Deprecation, Match, Respond, Rule, Scenario, WebhookFault
 
 log = logging.getLogger("mockserver")
 
@@ -73,6 +76,18 @@ class Fault:
     rule: str
     status: int = 500
     delay_seconds: int = 0
+    draw: float | None = None  # a chaos rule's draw; None for a scenario's explicit fault
+
+
+@dataclass(frozen=True, slots=True)
+class ChaosHit:
+    """A chaos rule that hit a request: `rule` is its name, else its index in `chaos.rules`;
+    `draw` the seeded draw in [0, 1) that fell under its probability."""
+
+    rule: str
+    scenario: str
+    draw: float
+    respond: Respond
 
 
 @dataclass(slots=True)
@@ -107,6 +122,11 @@ class ScenarioEngine:
         self.bursts: list[Rule] = []
         self.faults: list[WebhookFault] = []
         self.deprecations: list[Deprecation] = []
+        # The chaos of the loaded scenarios, in load order, each with its block (for the seed)
+        # and its scenario's name.
+        self.chaos_rules: list[tuple[Chaos, ChaosRule, str]] = []
+        self.latencies: list[tuple[Chaos, Latency]] = []
+        self.chaos_webhooks: list[tuple[Chaos, WebhookChaos]] = []
         self.pending_webhooks: list[dict[str, Any]] = []
         self.timeline_errors: list[str] = []
         self.webhook_setup: WebhookSetup | None = None  # wired by the webhooks feature
@@ -236,8 +256,15 @@ class ScenarioEngine:
         self.bursts = [rule for rule in every_rule if rule.respond.burst_seconds is not None]
         self.faults = [fault for s in scenarios for fault in s.webhooks if fault.enabled]
         self.deprecations = [d for s in scenarios for d in s.deprecations if d.enabled]
-        self.active = bool(self.rules or self.bursts or self.deprecations)
-        self.needs_body = any(rule.match.has_body for rule in self.rules)
+        blocks = [(s.name, s.chaos) for s in scenarios if s.chaos is not None]
+        self.chaos_rules = [(c, rule, name) for name, c in blocks for rule in c.rules]
+        self.latencies = [(c, c.latency) for _, c in blocks if c.latency is not None]
+        self.chaos_webhooks = [(c, rule) for _, c in blocks for rule in c.webhooks]
+        self.active = bool(self.rules or self.bursts or self.deprecations or blocks)
+        matches = [rule.match for rule in self.rules]
+        matches += [rule.match for _, rule, _ in self.chaos_rules]
+        matches += [latency.match for _, latency in self.latencies]
+        self.needs_body = any(match.has_body for match in matches)
 
     # -- the questions -------------------------------------------------------------------
 
@@ -246,7 +273,7 @@ class ScenarioEngine:
         `nth` and `times` of one rule never depend on another rule."""
         chosen: Rule | None = None
         for rule in self.rules:
-            if _matches(rule, request) and rule.should_fire() and chosen is None:
+            if _matches(rule.match, request) and rule.should_fire() and chosen is None:
                 chosen = rule
         return chosen
 
@@ -259,7 +286,7 @@ class ScenarioEngine:
         now = self.store.now()
         request = RequestView(method, path, key=identity)
         for rule in self.bursts:
-            if not _matches(rule, request):
+            if not _matches(rule.match, request):
                 continue
             seconds = rule.respond.burst_seconds or 0
             if rule.burst_end is None:
@@ -277,20 +304,73 @@ class ScenarioEngine:
             )
         return None
 
-    def webhook_fault(self, endpoint_id: str, event_type: str, attempt: int) -> Fault | None:
-        """The fault to inject into attempt number `attempt` (1-based) of delivering an event
-        of `event_type` to endpoint `endpoint_id`, or None to deliver it normally."""
-        for fault in self.faults:
-            if fault.endpoint is not None and fault.endpoint != endpoint_id:
+    def chaos_decide(self, request: RequestView, account: str | None) -> ChaosHit | None:
+        """The chaos rule that hits this request, if any (asked when no rule answered it): the
+        first that matches and whose draw falls under its probability. Every matching chaos
+        rule counts the request among `account`'s, hit or not, so its draws depend only on
+        the seed, the account and that count."""
+        from mockserver.scenarios.chaos import rule_key
+
+        chosen: ChaosHit | None = None
+        for chaos, rule, scenario in self.chaos_rules:
+            if _matches(rule.match, request):
+                key = rule_key(rule)
+                value = rule.hit_next(chaos.seed, account, key, rule.probability, chosen is None)
+                if value is not None:
+                    chosen = ChaosHit(rule.label, scenario, value, rule.respond)
+        return chosen
+
+    def chaos_latency(
+        self, request: RequestView, account: str | None
+    ) -> tuple[float, float] | None:
+        """(milliseconds to wait, the draw) for this request when a chaos latency matches it:
+        the first that matches answers, every one that matches counts it (per account)."""
+        from mockserver.scenarios.chaos import LATENCY_KEY, draw
+
+        chosen: tuple[float, float] | None = None
+        for chaos, latency in self.latencies:
+            if not _matches(latency.match, request):
                 continue
-            if fault.event is not None and not fnmatch.fnmatchcase(event_type, fault.event):
+            ordinal = latency.next_ordinal(account)
+            if chosen is None:
+                value = draw(chaos.seed, account, LATENCY_KEY, ordinal)
+                chosen = (latency.quantile(value), value)
+        return chosen
+
+    def webhook_fault(
+        self, endpoint_id: str, event_type: str, attempt: int, account: str | None = None
+    ) -> Fault | None:
+        """The fault to inject into attempt number `attempt` (1-based) of delivering an event
+        of `event_type` to endpoint `endpoint_id` of `account`, or None to deliver it
+        normally. A scenario's explicit faults win; failing those, chaos draws per attempt."""
+        for fault in self.faults:
+            if not _takes(fault.endpoint, fault.event, endpoint_id, event_type):
                 continue
             if fault.first is not None and attempt > fault.first:
                 continue
             if fault.attempts is not None and attempt not in fault.attempts:
                 continue
             return Fault(fault.kind, fault.name, fault.status, fault.delay_seconds)
-        return None
+        return (
+            self._webhook_chaos(endpoint_id, event_type, account) if self.chaos_webhooks else None
+        )
+
+    def _webhook_chaos(
+        self, endpoint_id: str, event_type: str, account: str | None
+    ) -> Fault | None:
+        """The first webhook chaos rule matching this attempt whose draw hits; every matching
+        one counts the attempt among `account`'s (a delayed attempt asks, and counts, again
+        when it is due)."""
+        from mockserver.scenarios.chaos import webhook_key
+
+        chosen: Fault | None = None
+        for chaos, rule in self.chaos_webhooks:
+            if _takes(rule.endpoint, rule.event, endpoint_id, event_type):
+                key = webhook_key(rule)
+                value = rule.hit_next(chaos.seed, account, key, rule.probability, chosen is None)
+                if value is not None:
+                    chosen = Fault(rule.kind, rule.label, rule.status, rule.delay_seconds, value)
+        return chosen
 
     def deprecation_for(self, method: str, path: str) -> Deprecation | None:
         for item in self.deprecations:
@@ -316,8 +396,15 @@ def _armed(scenario: Scenario) -> list[Rule | WebhookFault | Deprecation]:
     return [*scenario.rules, *scenario.webhooks, *scenario.deprecations]
 
 
-def _matches(rule: Rule, request: RequestView) -> bool:
-    match = rule.match
+def _takes(endpoint: str | None, event: str | None, endpoint_id: str, event_type: str) -> bool:
+    """Whether a webhook fault (or chaos rule) of `endpoint` and `event` (None: any) takes an
+    attempt to `endpoint_id` of `event_type`."""
+    if endpoint is not None and endpoint != endpoint_id:
+        return False
+    return event is None or fnmatch.fnmatchcase(event_type, event)
+
+
+def _matches(match: Match, request: RequestView) -> bool:
     if match.methods is not None and request.method not in match.methods:
         return False
     if match.path is not None and not match.path.matches(request.path):
@@ -334,6 +421,8 @@ def _matches(rule: Rule, request: RequestView) -> bool:
 
 
 def _describe(loaded: Loaded) -> dict[str, Any]:
+    from mockserver.scenarios.chaos import describe as describe_chaos
+
     scenario = loaded.scenario
     return {
         "name": scenario.name,
@@ -355,4 +444,5 @@ def _describe(loaded: Loaded) -> dict[str, Any]:
             {"due": format_ts(t.due), "done": done}
             for t, done in zip(loaded.timers, loaded.done, strict=True)
         ],
+        "chaos": None if scenario.chaos is None else describe_chaos(scenario.chaos),
     }

@@ -22,6 +22,7 @@ import yaml
 
 from mockserver.core.clock import parse_ts
 from mockserver.core.errors import ScenarioError
+from mockserver.scenarios.chaos_loader import ChaosBuilder
 from mockserver.scenarios.matching import PathPattern, PatternError
 from mockserver.scenarios.model import (
     ERROR_TYPES,
@@ -123,6 +124,7 @@ class _Builder:
         self.value = value
         self.refused = refused
         self.names: dict[str, PathT] = {}
+        self.chaos_names: set[str] = set()  # names a timeline cannot turn on or off
         self.problems: list[ScenarioError] = []
 
     def fail(self, path: PathT, message: str) -> ScenarioError:
@@ -147,6 +149,8 @@ class _Builder:
         s.rules = self._each("rules", self._rule)
         s.webhooks = self._each("webhooks", self._fault)
         s.deprecations = self._each("deprecations", self._deprecation)
+        if "chaos" in value and ("chaos",) not in refused:
+            s.chaos = ChaosBuilder(self).build(value["chaos"])
         s.timeline = self._each("timeline", self._timeline)
         self._steps()
 
@@ -191,7 +195,8 @@ class _Builder:
         except (ValueError, OverflowError):
             raise self.fail(path, f"'{raw}' is not an RFC 3339 timestamp") from None
 
-    def _name(self, name: str, path: PathT) -> str:
+    def name(self, name: str, path: PathT) -> str:
+        """`name`, checked to be unused in the scenario so far."""
         if name in self.names:
             first = self.scenario.line_of(self.names[name])
             raise self.fail(path, f"the name '{name}' is already used on line {first}")
@@ -219,9 +224,9 @@ class _Builder:
         return Action(kind, args if isinstance(args, dict) else {"name": args}, (*path, kind))
 
     def _rule(self, raw: dict[str, Any], path: PathT) -> Rule:
-        name = self._name(raw["name"], (*path, "name"))
-        match = self._match(raw.get("match", {}), (*path, "match"))
-        respond = self._respond(raw["respond"], (*path, "respond"))
+        name = self.name(raw["name"], (*path, "name"))
+        match = self.match(raw.get("match", {}), (*path, "match"))
+        respond = self.respond(raw["respond"], (*path, "respond"))
         if respond.burst_seconds is not None:
             for field in ("headers", "query", "body"):
                 if field in raw.get("match", {}):
@@ -232,7 +237,7 @@ class _Builder:
                     )
         return Rule(name, match, respond, path, enabled=raw.get("enabled", True))
 
-    def _match(self, raw: dict[str, Any], path: PathT) -> Match:
+    def match(self, raw: dict[str, Any], path: PathT) -> Match:
         methods = raw.get("method")
         keys = raw.get("key")
         return Match(
@@ -249,7 +254,7 @@ class _Builder:
             times=raw.get("times"),
         )
 
-    def _respond(self, raw: dict[str, Any], path: PathT) -> Respond:
+    def respond(self, raw: dict[str, Any], path: PathT) -> Respond:
         burst = raw.get("rate_limit_burst")
         if burst is not None:
             extra = next((field for field in raw if field != "rate_limit_burst"), None)
@@ -305,16 +310,8 @@ class _Builder:
         return fault
 
     def _fault(self, raw: dict[str, Any], path: PathT) -> WebhookFault:
-        name = self._name(raw["name"], (*path, "name"))
-        kind = raw["fault"]
-        if "status" in raw and kind != "fail":
-            raise self.fail((*path, "status"), "status applies to the fail fault only")
-        if kind == "delay" and "delay_seconds" not in raw:
-            raise self.fail(path, "a delay fault needs delay_seconds")
-        if "delay_seconds" in raw and kind != "delay":
-            raise self.fail((*path, "delay_seconds"), "delay_seconds applies to delay only")
-        if kind == "fail" and not 400 <= raw.get("status", 500) <= 599:
-            raise self.fail((*path, "status"), "a failed delivery answers 400 to 599")
+        name = self.name(raw["name"], (*path, "name"))
+        kind = self.webhook_fault_kind(raw, path)
         attempts = raw.get("attempts")
         event = raw.get("event")
         return WebhookFault(
@@ -330,9 +327,23 @@ class _Builder:
             delay_seconds=raw.get("delay_seconds", 0),
         )
 
+    def webhook_fault_kind(self, raw: dict[str, Any], path: PathT) -> str:
+        """A webhook fault's `fault`, checked against the fields beside it: `status` goes with
+        fail (400 to 599), `delay_seconds` with delay, which needs it."""
+        kind: str = raw["fault"]
+        if "status" in raw and kind != "fail":
+            raise self.fail((*path, "status"), "status applies to the fail fault only")
+        if kind == "delay" and "delay_seconds" not in raw:
+            raise self.fail(path, "a delay fault needs delay_seconds")
+        if "delay_seconds" in raw and kind != "delay":
+            raise self.fail((*path, "delay_seconds"), "delay_seconds applies to delay only")
+        if kind == "fail" and not 400 <= raw.get("status", 500) <= 599:
+            raise self.fail((*path, "status"), "a failed delivery answers 400 to 599")
+        return kind
+
     def _deprecation(self, raw: dict[str, Any], path: PathT) -> Deprecation:
         index = path[-1]
-        name = self._name(raw.get("name", f"deprecation-{index}"), (*path, "name"))
+        name = self.name(raw.get("name", f"deprecation-{index}"), (*path, "name"))
         deprecation = self._time(raw["deprecation"], (*path, "deprecation"))
         sunset = self._time(raw["sunset"], (*path, "sunset"))
         if sunset < deprecation:
@@ -358,7 +369,15 @@ class _Builder:
             self._action(a, (*path, "do", i), timeline=True) for i, a in enumerate(raw["do"])
         ]
         for action in actions:
-            if action.kind in SETUP_ONLY and action.args["name"] not in self.names:
+            if action.kind in SETUP_ONLY and action.args["name"] in self.chaos_names:
+                self.problems.append(
+                    self.fail(
+                        action.at,
+                        f"'{action.args['name']}' is a chaos rule, which is not turned on and "
+                        "off: it acts while its scenario is loaded",
+                    )
+                )
+            elif action.kind in SETUP_ONLY and action.args["name"] not in self.names:
                 self.problems.append(
                     self.fail(
                         action.at,

@@ -8,11 +8,14 @@ carry their own counters: counting is per rule, so two rules never disturb each 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mockserver.core.errors import ScenarioError
 from mockserver.scenarios.matching import PathPattern
 from mockserver.seeds.yaml_lines import PathT, line_of
+
+if TYPE_CHECKING:
+    from mockserver.scenarios.chaos import Chaos
 
 # The error type of an injected status when the rule names none (the API's error table).
 ERROR_TYPES = {
@@ -177,6 +180,7 @@ class Scenario:
     deprecations: list[Deprecation] = field(default_factory=list)
     timeline: list[TimelineEntry] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
+    chaos: Chaos | None = None
     # Only in a scenario read past its problems (`read_scenario`, for `mockserver validate`):
     # what its skipped parts would have given, which the checks against a seed take as unknown
     # rather than missing: the ids their actions add, and the default key if it was refused.

@@ -223,6 +223,97 @@ _WEBHOOK_FAULT = _obj(
     },
 )
 
+
+def _refused(message: str) -> dict[str, Any]:
+    """A field a place does not take, refused with `message` (rather than "unknown field")."""
+    return {"not": {}, "x-error": message}
+
+
+_PROBABILITY = {
+    "type": "number",
+    "exclusiveMinimum": 0,
+    "maximum": 1,
+    "description": "the share of matching requests hit, more than 0 and at most 1",
+}
+_CHAOS_MATCH = _obj(
+    [],
+    {
+        **_MATCH["properties"],
+        "nth": _refused("chaos draws by probability: nth does not apply"),
+        "times": _refused("chaos draws by probability: times does not apply"),
+    },
+)
+_CHAOS_RESPOND = {
+    **_RESPOND,
+    "properties": {
+        **_RESPOND["properties"],
+        "rate_limit_burst": _refused("a chaos rule cannot start a rate_limit_burst: use a rule"),
+    },
+}
+_MS = {"type": "number", "minimum": 0, "maximum": 30000}
+
+_CHAOS = _obj(
+    ["seed"],
+    {
+        "seed": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 2**63 - 1,
+            "description": "the seed of every draw: the same seed and requests give the same hits",
+        },
+        "rules": {
+            "type": "array",
+            "items": _obj(
+                ["probability"],
+                {
+                    "name": _NAME,
+                    "match": _CHAOS_MATCH,
+                    "probability": _PROBABILITY,
+                    "respond": _CHAOS_RESPOND,
+                    "fault": {
+                        **_RESPOND["properties"]["fault"],
+                        "description": "short for respond: {fault: ...}",
+                    },
+                    "bytes_per_second": _RESPOND["properties"]["bytes_per_second"],
+                    "stall_ms": _RESPOND["properties"]["stall_ms"],
+                },
+                description="answer a share of the matching requests with respond (or fault)",
+            ),
+        },
+        "latency": _obj(
+            ["distribution", "median_ms"],
+            {
+                "match": _CHAOS_MATCH,
+                "distribution": {"enum": ["fixed", "uniform", "lognormal"]},
+                "median_ms": _MS,
+                "p99_ms": {**_MS, "description": "uniform and lognormal: the 99th percentile"},
+            },
+            description="delay matching requests by a seeded draw (milliseconds, at most 30000)",
+        ),
+        "webhooks": {
+            "type": "array",
+            "items": _obj(
+                ["probability", "fault"],
+                {
+                    "name": _NAME,
+                    "endpoint": _id("whk"),
+                    "event": {
+                        "type": "string",
+                        "minLength": 1,
+                        "description": "event type; * matches any",
+                    },
+                    "probability": _PROBABILITY,
+                    "fault": {"enum": ["fail", "timeout", "delay"]},
+                    "status": _STATUS,
+                    "delay_seconds": {"type": "integer", "minimum": 1, "maximum": 86400},
+                },
+                description="make a share of the matching delivery attempts fail or be slow",
+            ),
+        },
+    },
+    description="seeded faults: a share of requests and webhook deliveries, and latency",
+)
+
 _DEPRECATION = _obj(
     ["path", "deprecation", "sunset"],
     {
@@ -346,6 +437,7 @@ SCENARIO_SCHEMA: dict[str, Any] = {
             "deprecations": {"type": "array", "items": _DEPRECATION},
             "timeline": {"type": "array", "items": _TIMELINE},
             "steps": {"type": "array", "items": _STEP},
+            "chaos": _CHAOS,
         },
     ),
 }

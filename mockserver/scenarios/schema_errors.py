@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 # The top-level lists, whose items are checked one by one past the schema.
 LISTS = ("setup", "rules", "webhooks", "deprecations", "timeline", "steps")
+CHAOS_LISTS = ("rules", "webhooks")  # ... and the chaos block's
 
 _TYPE_WORDS = {
     "object": "a mapping",
@@ -71,12 +72,15 @@ def schema_problems(
 
 def part_of(path: PathT) -> PathT | None:
     """The part of the file the node at `path` is in, as the checks past the schema take
-    them: an item of a top-level list (`("rules", 0)`), else a top-level field (`("clock",)`,
-    or a whole list); None for the top level itself (a missing `name`)."""
+    them: an item of a top-level list (`("rules", 0)`) or of a chaos list (`("chaos", "rules",
+    0)`), a field of the chaos block, else a top-level field (`("clock",)`, or a whole list);
+    None for the top level itself (a missing `name`)."""
     if not path:
         return None
     if path[0] in LISTS and len(path) > 1:
         return path[:2]
+    if path[0] == "chaos" and len(path) > 1:  # its seed, latency, or one of its rules
+        return path[:3] if path[1] in CHAOS_LISTS and len(path) > 2 else path[:2]
     return path[:1]
 
 
@@ -110,7 +114,10 @@ def _message(error: SchemaError) -> str:
     schema: Any = error.schema if isinstance(error.schema, dict) else {}
     kind: Any = error.validator
     expected: Any = error.validator_value
-    if kind in ("pattern", "oneOf", "minProperties", "maxProperties") and "x-error" in schema:
+    if (
+        kind in ("pattern", "oneOf", "not", "minProperties", "maxProperties")
+        and "x-error" in schema
+    ):
         return str(schema["x-error"])
     if kind == "type":
         types = [expected] if isinstance(expected, str) else list(expected)
@@ -121,6 +128,8 @@ def _message(error: SchemaError) -> str:
         return f"must be {expected}"
     if kind == "minimum":
         return f"must be at least {expected}"
+    if kind == "exclusiveMinimum":
+        return f"must be more than {expected}"
     if kind == "maximum":
         return f"must be at most {expected}"
     if kind == "minItems":

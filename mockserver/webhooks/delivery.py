@@ -65,8 +65,9 @@ if TYPE_CHECKING:
 
     from mockserver.scenarios.engine import Fault
 
-# A scenario's webhook faults: (endpoint id, event type, attempt number) -> the fault, or None.
-FaultHook = Callable[[str, str, int], "Fault | None"]
+# A scenario's webhook faults: (endpoint id, event type, attempt number, account id) -> the
+# fault, or None.
+FaultHook = Callable[[str, str, int, str], "Fault | None"]
 # A durable sandbox's hand on attempt outcomes: given (delivery id, attempt number, the work that
 # makes the attempt), it runs the work and logs what it found, or closes it unrun and gives the
 # logged outcome (a replay); with the Attempt it returns what to call once that is recorded.
@@ -303,7 +304,9 @@ class DeliveryEngine:
         if self.fault_hook is None:
             return None
         number = len(delivery.attempts) + 1
-        fault = self.fault_hook(delivery.endpoint_id, delivery.event_type, number)
+        fault = self.fault_hook(
+            delivery.endpoint_id, delivery.event_type, number, delivery.account_id
+        )
         if fault is not None and fault.kind == "delay":
             if (delivery.id, number) in self._delayed:
                 return None
@@ -339,6 +342,8 @@ class DeliveryEngine:
         if fault is None:
             return await self._post(delivery.url, delivery.body, signature)
         injected = f"injected by scenario rule '{fault.rule}'"
+        if fault.draw is not None:  # a chaos rule's share, not a rule that always fires
+            injected = f"injected by chaos rule '{fault.rule}' (draw {fault.draw:.6f})"
         if fault.kind == "fail":
             return fault.status, f"{injected}: answered {fault.status}, not 2xx"
         if fault.kind == "timeout":

@@ -1,5 +1,7 @@
 """A loaded scenario in a snapshot: its file's text, read again by the scenario loader, and
-what loading and requests changed since (rule counters, what the scenario turned on or off).
+what loading and requests changed since (rule counters, what the scenario turned on or off,
+and a chaos block's per-account counters, so that a restored sandbox goes on with the same
+draws).
 
 Keeping the text rather than the parsed objects means a snapshot holds nothing a scenario file
 could not: the loader checks it as it checks any file, and the file is readable as it was
@@ -8,15 +10,17 @@ written.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mockserver.core.errors import ScenarioError
 from mockserver.engine.snapshots.kinds import (
     Bool,
+    DictOf,
     Int,
     Invalid,
     Kind,
     ListOf,
+    Obj,
     Opt,
     Reader,
     Str,
@@ -26,28 +30,48 @@ from mockserver.engine.snapshots.kinds import Tuple as Fixed
 from mockserver.scenarios.loader import load_scenario_text
 from mockserver.scenarios.model import Scenario
 
+if TYPE_CHECKING:
+    from mockserver.scenarios.chaos import Chaos, Counted
+
 _RULE = Fixed(Bool(), Int(), Int(), Opt(Int(-(2**53), 2**53)))  # enabled, seen, fired, burst end
 _SWITCH = Bool()  # a webhook fault's or deprecation's `enabled`
 _FIELDS = ("source", "text", "rules", "webhooks", "deprecations")
+# Per account ('' for none): [matched, hit] of a chaos rule or webhook chaos rule; matched of
+# the latency. Only a scenario with a chaos block has the field `chaos`, so a file of one
+# without is as it was before chaos.
+_ACCOUNT = Str(max_len=4096)
+_COUNTS = DictOf(_ACCOUNT, Fixed(Int(), Int()))
+_CHAOS = Obj(
+    {
+        "rules": ListOf(_COUNTS),
+        "latency": Opt(DictOf(_ACCOUNT, Int())),
+        "webhooks": ListOf(_COUNTS),
+    },
+    "A chaos block's counters per account ('' for none): [matched, hit], matched for latency.",
+)
 
 
 class ScenarioKind(Kind):
     """`{"source", "text", "rules": [[enabled, seen, fired, burst_end]], "webhooks":
-    [enabled], "deprecations": [enabled]}`."""
+    [enabled], "deprecations": [enabled]}`, and `"chaos"` when the scenario has a chaos
+    block."""
 
     def encode(self, value: Any, out: Writer) -> Any:
         scenario: Scenario = value
-        return {
+        data = {
             "source": scenario.source,
             "text": scenario.text,
             "rules": [[r.enabled, r.seen, r.fired, r.burst_end] for r in scenario.rules],
             "webhooks": [fault.enabled for fault in scenario.webhooks],
             "deprecations": [item.enabled for item in scenario.deprecations],
         }
+        if scenario.chaos is not None:
+            data["chaos"] = _CHAOS.encode(_chaos_counters(scenario.chaos), out)
+        return data
 
     def decode(self, data: Any, into: Reader) -> Any:
-        if type(data) is not dict or set(data) != set(_FIELDS):
-            raise Invalid(f"must be an object of {', '.join(_FIELDS)}")
+        if type(data) is not dict or set(data) - {"chaos"} != set(_FIELDS):
+            raise Invalid(f"must be an object of {', '.join(_FIELDS)} (and chaos)")
         text = Str().decode(data["text"], into)
         source = Str(max_len=4096).decode(data["source"], into)
         try:
@@ -69,6 +93,10 @@ class ScenarioKind(Kind):
             fault.enabled = enabled
         for item, enabled in zip(scenario.deprecations, deprecations, strict=True):
             item.enabled = enabled
+        if ("chaos" in data) != (scenario.chaos is not None):
+            raise Invalid("must have chaos counters exactly when its text has a chaos block")
+        if scenario.chaos is not None:
+            _restore_chaos(scenario.chaos, _CHAOS.decode(data["chaos"], into))
         for rule in scenario.rules:
             rule.scenario = scenario.name
         for fault in scenario.webhooks:
@@ -88,6 +116,7 @@ class ScenarioKind(Kind):
                 "rules": {"type": "array", "items": _RULE.schema()},
                 "webhooks": flags,
                 "deprecations": flags,
+                "chaos": _CHAOS.schema(),
             },
             "required": list(_FIELDS),
             "additionalProperties": False,
@@ -95,3 +124,35 @@ class ScenarioKind(Kind):
 
 
 SCENARIO = ScenarioKind()
+
+
+def _chaos_counters(chaos: Chaos) -> dict[str, Any]:
+    def pairs(counted: Counted) -> dict[str, tuple[int, int]]:
+        return {key: (seen, counted.hits.get(key, 0)) for key, seen in counted.seen.items()}
+
+    return {
+        "rules": [pairs(rule) for rule in chaos.rules],
+        "latency": None if chaos.latency is None else dict(chaos.latency.seen),
+        "webhooks": [pairs(rule) for rule in chaos.webhooks],
+    }
+
+
+def _restore_chaos(chaos: Chaos, saved: dict[str, Any]) -> None:
+    """Put the saved counters back on the chaos block read again from the text."""
+    rules, latency, webhooks = saved["rules"], saved["latency"], saved["webhooks"]
+    if (
+        len(rules) != len(chaos.rules)
+        or len(webhooks) != len(chaos.webhooks)
+        or (latency is None) != (chaos.latency is None)
+    ):
+        raise Invalid("chaos must have counters for each chaos rule, latency and webhook rule")
+    for counted, counts in [
+        *zip(chaos.rules, rules, strict=True),
+        *zip(chaos.webhooks, webhooks, strict=True),
+    ]:
+        if any(hit > seen for seen, hit in counts.values()):
+            raise Invalid("chaos counters cannot hit more requests than they matched")
+        counted.seen = {key: seen for key, (seen, _) in counts.items()}
+        counted.hits = {key: hit for key, (_, hit) in counts.items() if hit}
+    if chaos.latency is not None:
+        chaos.latency.seen = dict(latency)

@@ -113,3 +113,24 @@ def test_delay_fault_holds_the_attempt_back_on_the_clock(
     settle(inproc)
     assert receiver.wait_for(1)
     assert deliveries(inproc)[0]["attempts"][0]["at"] == "2026-01-15T09:02:00Z"  # type: ignore[index]
+
+
+def test_webhook_chaos_fails_a_share_of_attempts_and_says_so(
+    inproc: httpx.Client, receiver: WebhookReceiver
+) -> None:
+    chaos = (
+        "  []\nchaos:\n  seed: 5\n  webhooks:\n"
+        "    - {name: flaky-receiver, endpoint: whk_scenario, probability: 1, fault: fail,"
+        " status: 503}\n"
+    )
+    assert (
+        inproc.post("/_mock/scenarios", json={"yaml": scenario(receiver, chaos)}).status_code == 201
+    )
+    sign(inproc)
+    attempts = [a for d in deliveries(inproc) for a in d["attempts"]]  # type: ignore[attr-defined]
+    assert attempts
+    assert {a["status_code"] for a in attempts} == {503}
+    assert all("injected by chaos rule 'flaky-receiver' (draw 0." in a["error"] for a in attempts)
+    assert receiver.received == []
+    summary = inproc.get("/_mock/scenarios").json()["data"][0]["chaos"]["webhooks"][0]
+    assert summary["matched"] == summary["hit"] == len(attempts)
