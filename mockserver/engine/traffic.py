@@ -34,7 +34,7 @@ from mockserver.engine.calls import Headers, principal_for
 from mockserver.engine.reading import MAX_BODY
 
 if TYPE_CHECKING:
-    from mockserver.scenarios.engine import ForcedLimit
+    from mockserver.scenarios.decisions import ForcedLimit
 
 
 # Routes that take no bearer credential: always limited by client address.

@@ -26,15 +26,17 @@ from mockserver.core.clock import format_ts
 from mockserver.core.errors import ScenarioError
 from mockserver.core.scheduler import Timer
 from mockserver.domain.store import Store
+from mockserver.scenarios.decisions import ChaosHit, Fault, ForcedLimit
 from mockserver.scenarios.files import scenario_file, shipped_names, shipped_scenario
 from mockserver.scenarios.matching import contains, map_matches
+from mockserver.scenarios.summary import describe
 
 # The scenario model and its actions are imported when a scenario is checked or applied: an
 # engine with nothing loaded, as most sandboxes have, needs neither.
 if TYPE_CHECKING:
     from mockserver.scenarios.actions import Applier, WebhookSetup
     from mockserver.scenarios.chaos import Chaos, ChaosRule, Latency, WebhookChaos
-    from mockserver.scenarios.model import Deprecation, Match, Respond, Rule, Scenario, WebhookFault
+    from mockserver.scenarios.model import Deprecation, Match, Rule, Scenario, WebhookFault
 
 log = logging.getLogger("mockserver")
 
@@ -51,43 +53,6 @@ class RequestView:
     headers: Mapping[str, str] = field(default_factory=dict)
     key: str | None = None  # the bearer credential, if any
     body: Any = MISSING
-
-
-@dataclass(frozen=True, slots=True)
-class ForcedLimit:
-    """A forced 429: the window counts as full until `reset_at` (Unix seconds)."""
-
-    rule: str
-    reset_at: int
-    retry_after: int  # whole seconds, at least 1
-    scenario: str = ""  # the scenario of `rule`
-
-
-@dataclass(frozen=True, slots=True)
-class Fault:
-    """What the delivery engine must do to one attempt.
-
-    fail: answer as if the receiver returned `status`; timeout: as if it did not answer within
-    the delivery timeout; duplicate: deliver this attempt twice (same event id); delay: hold
-    the attempt back `delay_seconds` of mock time, then deliver it.
-    """
-
-    kind: str
-    rule: str
-    status: int = 500
-    delay_seconds: int = 0
-    draw: float | None = None  # a chaos rule's draw; None for a scenario's explicit fault
-
-
-@dataclass(frozen=True, slots=True)
-class ChaosHit:
-    """A chaos rule that hit a request: `rule` is its name, else its index in `chaos.rules`;
-    `draw` the seeded draw in [0, 1) that fell under its probability."""
-
-    rule: str
-    scenario: str
-    draw: float
-    respond: Respond
 
 
 @dataclass(slots=True)
@@ -384,7 +349,7 @@ class ScenarioEngine:
         """What `GET /_mock/scenarios` shows."""
         return {
             "object": "list",
-            "data": [_describe(loaded) for loaded in self.loaded],
+            "data": [describe(loaded) for loaded in self.loaded],
             "available": self.available(),
             "timeline_errors": list(self.timeline_errors),
             "pending_webhook_endpoints": list(self.pending_webhooks),
@@ -418,31 +383,3 @@ def _matches(match: Match, request: RequestView) -> bool:
     return not match.has_body or (
         request.body is not MISSING and contains(request.body, match.body)
     )
-
-
-def _describe(loaded: Loaded) -> dict[str, Any]:
-    from mockserver.scenarios.chaos import describe as describe_chaos
-
-    scenario = loaded.scenario
-    return {
-        "name": scenario.name,
-        "description": scenario.description,
-        "source": scenario.source,
-        "loaded_at": format_ts(loaded.loaded_at),
-        "rules": [
-            {"name": r.name, "enabled": r.enabled, "matched": r.seen, "fired": r.fired}
-            for r in scenario.rules
-        ],
-        "webhooks": [
-            {"name": f.name, "enabled": f.enabled, "fault": f.kind} for f in scenario.webhooks
-        ],
-        "deprecations": [
-            {"name": d.name, "enabled": d.enabled, "path": d.path.text}
-            for d in scenario.deprecations
-        ],
-        "timeline": [
-            {"due": format_ts(t.due), "done": done}
-            for t, done in zip(loaded.timers, loaded.done, strict=True)
-        ],
-        "chaos": None if scenario.chaos is None else describe_chaos(scenario.chaos),
-    }

@@ -63,7 +63,7 @@ from mockserver.webhooks.endpoints import (
 if TYPE_CHECKING:
     import httpx
 
-    from mockserver.scenarios.engine import Fault
+    from mockserver.scenarios.decisions import Fault
 
 # A scenario's webhook faults: (endpoint id, event type, attempt number, account id) -> the
 # fault, or None.

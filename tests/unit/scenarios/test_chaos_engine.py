@@ -10,7 +10,8 @@ import pytest
 
 from mockserver.core.config import Settings
 from mockserver.scenarios.chaos import Latency, draw
-from mockserver.scenarios.engine import ChaosHit, Fault, RequestView, ScenarioEngine
+from mockserver.scenarios.decisions import ChaosHit, Fault
+from mockserver.scenarios.engine import RequestView, ScenarioEngine
 from mockserver.scenarios.loader import load_scenario_text
 from mockserver.web.app import create_app
 

@@ -10,7 +10,8 @@ import pytest
 
 from mockserver.core.config import Settings
 from mockserver.domain.store import Store
-from mockserver.scenarios.engine import Fault, ForcedLimit, ScenarioEngine
+from mockserver.scenarios.decisions import Fault, ForcedLimit
+from mockserver.scenarios.engine import ScenarioEngine
 from mockserver.scenarios.loader import load_scenario_text
 from mockserver.scenarios.matching import PathPattern, contains, first_difference
 from mockserver.web.app import create_app

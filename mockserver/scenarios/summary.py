@@ -1,0 +1,39 @@
+"""What `GET /_mock/scenarios` shows of one loaded scenario: its rules with their counters,
+webhook faults, deprecations, timeline and chaos."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mockserver.core.clock import format_ts
+
+if TYPE_CHECKING:
+    from mockserver.scenarios.engine import Loaded
+
+
+def describe(loaded: Loaded) -> dict[str, Any]:
+    from mockserver.scenarios.chaos import describe as describe_chaos
+
+    scenario = loaded.scenario
+    return {
+        "name": scenario.name,
+        "description": scenario.description,
+        "source": scenario.source,
+        "loaded_at": format_ts(loaded.loaded_at),
+        "rules": [
+            {"name": r.name, "enabled": r.enabled, "matched": r.seen, "fired": r.fired}
+            for r in scenario.rules
+        ],
+        "webhooks": [
+            {"name": f.name, "enabled": f.enabled, "fault": f.kind} for f in scenario.webhooks
+        ],
+        "deprecations": [
+            {"name": d.name, "enabled": d.enabled, "path": d.path.text}
+            for d in scenario.deprecations
+        ],
+        "timeline": [
+            {"due": format_ts(t.due), "done": done}
+            for t, done in zip(loaded.timers, loaded.done, strict=True)
+        ],
+        "chaos": None if scenario.chaos is None else describe_chaos(scenario.chaos),
+    }
