@@ -375,6 +375,11 @@ _STEP = _obj(
                     "description": "exact values; '*' means present, null means absent",
                 },
                 "body": {"description": "a subset"},
+                "transport_error": {
+                    "type": "boolean",
+                    "description": "true: the connection breaks instead of answering (a "
+                    "transport fault); false: it answers",
+                },
             },
         ),
         "capture": {

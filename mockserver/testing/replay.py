@@ -85,12 +85,20 @@ class Runner:
     # -- steps -----------------------------------------------------------------------------
 
     def _request(self, step: Step) -> tuple[str, str | None]:
-        response, sent = self.send(step)
-        request = response.request
-        label = f"{request.method} {self._fill(step.data['request']['path'])}"
+        label = f"{step.data['request']['method']} {self._fill(step.data['request']['path'])}"
+        broken_expected = step.data.get("expect", {}).get("transport_error")
+        try:
+            response, sent = self.send(step)
+        except httpx.TransportError as error:  # a transport fault broke the connection
+            label += " -> connection broken"
+            if broken_expected:
+                return label, None
+            return label, f"the connection broke ({type(error).__name__}: {error})"
         label += f" -> {response.status_code}"
         if "repeat" in step.data:
             label += f" after {sent} requests"
+        if broken_expected:
+            return label, "expected the connection to break, but it answered"
         problem = self._check(step.data.get("expect", {}), response)
         if problem is None:
             problem = self.capture(step, response)

@@ -84,6 +84,47 @@ def test_replay_reports_every_step_and_exits_1(
     assert lines[-1] == "4 passed, 5 failed"
 
 
+BROKEN = """\
+name: broken
+rules:
+  - name: reset-once
+    match: {path: /v1/whoami, times: 1}
+    respond: {fault: reset}
+  - name: lost-create
+    match: {method: POST, path: /v1/documents}
+    respond: {fault: drop_after_commit}
+steps:
+  - name: the first whoami breaks
+    request: {method: GET, path: /v1/whoami}
+    expect: {transport_error: true}
+  - name: the next one answers
+    request: {method: GET, path: /v1/whoami}
+    expect: {status: 200, transport_error: false}
+  - name: a lost answer not expected
+    request: {method: POST, path: /v1/documents, body: {title: t, vault_id: vault_mock_us}}
+    expect: {status: 201}
+  - name: an answer where a break was expected
+    request: {method: GET, path: /v1/whoami}
+    expect: {transport_error: true}
+"""
+
+
+def test_replay_steps_expect_a_broken_connection_or_report_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(write(tmp_path, BROKEN))]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "ok     1  the first whoami breaks: GET /v1/whoami -> connection broken",
+        "ok     2  the next one answers: GET /v1/whoami -> 200",
+        "FAIL   3  a lost answer not expected: POST /v1/documents -> connection broken: the "
+        "connection broke (RemoteProtocolError: Server disconnected without sending a "
+        "response.)",
+        "FAIL   4  an answer where a break was expected: GET /v1/whoami -> 200: expected the "
+        "connection to break, but it answered",
+        "2 passed, 2 failed",
+    ]
+
+
 def test_replay_of_a_bad_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, "name: x\nsteps:\n  - advance: -5\n")
     assert main(["replay", str(path)]) == 2
