@@ -267,3 +267,24 @@ def test_explain_lists_are_shown_as_json(both: httpx.Client) -> None:
         '<code>["audit:read", "documents:read", "vaults:read", "webhooks:read", '
         '"workflows:read"]</code>'
     )
+
+
+def test_the_journal_shows_a_transport_fault_and_a_chaos_hit(both: httpx.Client) -> None:
+    scenario = (
+        "name: broken\nrules:\n  - name: reset-whoami\n    match: {path: /v1/whoami}\n"
+        "    respond: {fault: reset}\nchaos:\n  seed: 1\n  rules:\n"
+        "    - name: always-busy\n      match: {path: /v1/vaults}\n      probability: 1\n"
+        "      respond: {status: 503}\n"
+    )
+    assert both.post("/_mock/scenarios", json={"yaml": scenario}).status_code == 201
+    with pytest.raises(httpx.TransportError):
+        both.get("/v1/whoami")
+    assert both.get("/v1/vaults").status_code == 503
+    page = both.get(f"{UI}/requests").text
+    faults = re.findall(r'data-testid="journal-fault"[^>]*>(.*?)</span>', page)
+    assert faults == ["no answer, reset"]
+    assert "chaos: always-busy" in page
+    detail = both.get(f"{UI}/requests/1").text
+    section = detail.split('data-testid="explain"', 1)[1].split("</section>", 1)[0]
+    assert "Why: scenario" in section
+    assert "the connection was reset before any answer" in section
