@@ -152,10 +152,10 @@ async def apply_rules(
     answer, injected ones and errors included. The rule that answered goes to the journal."""
     request, path = turn.request, turn.path
     method = request.method
-    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in request.headers}
-    key = bearer(headers.get("authorization"))
     extra = deprecation_headers(engine.deprecation_for(method, path))
-    if engine.rules or engine.chaos_rules or engine.latencies:
+    if engine.may_take(method, path):  # most requests: no rule could, nothing more is read
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in request.headers}
+        key = bearer(headers.get("authorization"))
         body: Any = MISSING
         if engine.needs_body and method in _BODY_METHODS:
             raw = await turn.body(MAX_BODY)

@@ -28,7 +28,7 @@ from mockserver.core.scheduler import Timer
 from mockserver.domain.store import Store
 from mockserver.scenarios.decisions import ChaosHit, Fault, ForcedLimit
 from mockserver.scenarios.files import scenario_file, shipped_names, shipped_scenario
-from mockserver.scenarios.matching import contains, map_matches
+from mockserver.scenarios.matching import PathPattern, contains, map_matches
 from mockserver.scenarios.summary import describe
 
 # The scenario model and its actions are imported when a scenario is checked or applied: an
@@ -100,6 +100,7 @@ class ScenarioEngine:
         self.default_key: str | None = None
         self.active = False  # anything armed: the HTTP layer skips everything when not
         self.needs_body = False  # some rule matches on the request body
+        self.gates: list[tuple[frozenset[str] | None, PathPattern | None]] = []
         store.reset_hooks.append(self._forget)
 
     # -- loading -------------------------------------------------------------------------
@@ -230,6 +231,19 @@ class ScenarioEngine:
         matches += [rule.match for _, rule, _ in self.chaos_rules]
         matches += [latency.match for _, latency in self.latencies]
         self.needs_body = any(match.has_body for match in matches)
+        # What a request's method and path must pass for any rule to take it: most requests
+        # pass none, and are answered without reading their headers, query or body.
+        self.gates = [(match.methods, match.path) for match in matches]
+
+    def may_take(self, method: str, path: str) -> bool:
+        """Whether some rule, chaos rule or latency could take a request of this method and
+        path (matching it on the rest is `decide`'s and `chaos_decide`'s)."""
+        for methods, pattern in self.gates:
+            if (methods is None or method in methods) and (
+                pattern is None or pattern.matches(path)
+            ):
+                return True
+        return False
 
     # -- the questions -------------------------------------------------------------------
 
