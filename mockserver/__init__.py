@@ -18,6 +18,8 @@ __all__ = [
     "Response",
     "Sandbox",
     "Settings",
+    "TransportFault",
+    "TransportFaultError",
     "__version__",
     "create_app",
 ]
@@ -28,14 +30,17 @@ _WHERE = {
     "Response": "mockserver.engine.request",
     "Sandbox": "mockserver.engine.sandbox",
     "Settings": "mockserver.core.config",
+    "TransportFault": "mockserver.engine.request",
+    "TransportFaultError": "mockserver.engine.transport_error",
     "create_app": "mockserver.web.app",
 }
 
 if TYPE_CHECKING:
     from mockserver.core.config import Settings
     from mockserver.core.errors import MockError
-    from mockserver.engine.request import Request, Response
+    from mockserver.engine.request import Request, Response, TransportFault
     from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.transport_error import TransportFaultError
     from mockserver.web.app import create_app
 
 

@@ -220,16 +220,6 @@ class TransportFault:
         return TransportFault, values
 
 
-class TransportFaultError(Exception):
-    """Raised by the ASGI adapter for an answer with a transport fault when no connection of
-    the mock's own HTTP server carries the request (an ASGI transport in-process): whoever
-    called the app performs the fault (the pytest plugin's transport raises httpx's errors)."""
-
-    def __init__(self, response: Response) -> None:
-        super().__init__(f"transport fault: {response.fault!r}")
-        self.response = response
-
-
 @final
 class Response:
     """The sandbox's answer: status, header lines (lowercase names, as bytes) and body, and

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from mockserver.engine.request import TransportFaultError
+from mockserver.engine.transport_error import TransportFaultError
 from mockserver.serving.asgi import ASGIApp
 from mockserver.testing.transport_faults import act_out
 

@@ -26,9 +26,9 @@ from mockserver.engine.request import (
     HeaderLines,
     Request,
     Response,
-    TransportFaultError,
 )
 from mockserver.engine.sandbox import Sandbox
+from mockserver.engine.transport_error import TransportFaultError
 from mockserver.web.transport_faults import perform
 
 _VARY = (b"vary", b"Accept-Encoding")

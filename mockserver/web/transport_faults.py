@@ -23,7 +23,8 @@ import asyncio
 from starlette.types import Message, Scope, Send
 
 from mockserver.core import connections
-from mockserver.engine.request import Response, TransportFaultError
+from mockserver.engine.request import Response
+from mockserver.engine.transport_error import TransportFaultError
 
 _TICK = 0.05  # seconds between a slow body's pieces, at rates of 20 bytes a second and more
 

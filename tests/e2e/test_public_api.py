@@ -18,7 +18,17 @@ import mockserver
 from mockserver import MockError, Request, Response, Sandbox, Settings, create_app
 from tests.support.cli import MOCKSERVER, free_port
 
-PUBLIC = ["MockError", "Request", "Response", "Sandbox", "Settings", "__version__", "create_app"]
+PUBLIC = [
+    "MockError",
+    "Request",
+    "Response",
+    "Sandbox",
+    "Settings",
+    "TransportFault",
+    "TransportFaultError",
+    "__version__",
+    "create_app",
+]
 COMPARED = (
     "content-type",
     "content-length",
@@ -166,3 +176,55 @@ def test_in_process_and_over_http_answer_alike() -> None:
             assert mine.header(name) == theirs.headers.get(name), (number, name)
         statuses.add(mine.status)
     assert {200, 201, 307, 400, 401, 403, 404, 409, 422, 429} <= statuses
+
+
+LOSSY = (
+    "name: lossy\nrules:\n  - name: lost\n    match: {method: POST, path: /v1/vaults}\n"
+    "    respond: {fault: drop_after_commit}\n  - name: reset\n    match: {path: /v1/whoami}\n"
+    "    respond: {fault: reset}\n"
+)
+
+
+def test_a_transport_fault_rides_on_the_response_of_handle() -> None:
+    from mockserver import TransportFault
+
+    async def run() -> tuple[Response, Response, Response]:
+        sandbox = Sandbox.build(Settings(clock_mode="frozen"))
+        body = orjson.dumps({"yaml": LOSSY})
+        loaded = await sandbox.handle(Request("POST", "/_mock/scenarios", body=body))
+        assert loaded.status == 201, loaded.body
+        key = [("authorization", "Bearer sk_test_mock_full")]
+        reset = await sandbox.handle(Request("GET", "/v1/whoami", headers=key))
+        vault = orjson.dumps({"name": "Lost", "region": "us"})
+        lost = await sandbox.handle(Request("POST", "/v1/vaults", headers=key, body=vault))
+        listed = await sandbox.handle(Request("GET", "/v1/vaults", headers=key))
+        return reset, lost, listed
+
+    reset, lost, listed = asyncio.run(run())
+    assert isinstance(reset.fault, TransportFault)
+    assert (reset.status, reset.fault.kind, reset.fault.committed) == (0, "reset", False)
+    assert lost.fault is not None
+    assert (lost.status, lost.fault.kind, lost.fault.committed) == (201, "drop_after_commit", True)
+    assert "Lost" in [vault["name"] for vault in listed.json()["data"]]  # it ran
+    assert listed.fault is None
+
+
+def test_another_asgi_transport_gets_the_transport_fault_error() -> None:
+    from mockserver import TransportFaultError
+
+    async def run() -> None:
+        app = create_app(Settings(clock_mode="frozen"))
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://mock"
+        ) as client:
+            loaded = await client.post("/_mock/scenarios", json={"yaml": LOSSY})
+            assert loaded.status_code == 201
+            key = {"authorization": "Bearer sk_test_mock_full"}
+            with pytest.raises(TransportFaultError) as raised:
+                await client.get("/v1/whoami", headers=key)
+            assert isinstance(raised.value, MockError)
+            assert raised.value.response.fault is not None
+            assert raised.value.response.fault.kind == "reset"
+            assert (await client.get("/v1/vaults", headers=key)).status_code == 200
+
+    asyncio.run(run())
