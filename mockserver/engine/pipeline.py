@@ -227,8 +227,13 @@ class Pipeline:
                             self._observed(turn, replay, started, arrived)
                         return replay
                     ticket = claimed
-                if self.scenarios.active and path.startswith("/v1"):
-                    response = await apply_rules(self.scenarios, turn, self._outer(turn))
+                scenarios = self.scenarios
+                if (
+                    scenarios.active
+                    and path.startswith("/v1")
+                    and scenarios.applies(request.method, path)
+                ):
+                    response = await apply_rules(scenarios, turn, self._outer(turn))
                 elif self.outer_scenarios is not None and path.startswith("/v1"):
                     response = await self._outer(turn)()
                 else:

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("mockserver")
 
 MISSING: Any = object()  # a request without a (JSON) body
+_TAKEN_KEPT = 4096  # (method, path) answers of `may_take` kept before starting again
+_PATH_KEPT = 256  # characters of a path whose answer is kept, at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +103,7 @@ class ScenarioEngine:
         self.active = False  # anything armed: the HTTP layer skips everything when not
         self.needs_body = False  # some rule matches on the request body
         self.gates: list[tuple[frozenset[str] | None, PathPattern | None]] = []
+        self._taken: dict[tuple[str, str], bool] = {}  # may_take's answers
         store.reset_hooks.append(self._forget)
 
     # -- loading -------------------------------------------------------------------------
@@ -234,16 +237,32 @@ class ScenarioEngine:
         # What a request's method and path must pass for any rule to take it: most requests
         # pass none, and are answered without reading their headers, query or body.
         self.gates = [(match.methods, match.path) for match in matches]
+        self._taken.clear()
+
+    def applies(self, method: str, path: str) -> bool:
+        """Whether the loaded scenarios may do anything to a request of this method and path:
+        a deprecation header, or a rule, chaos rule or latency that could take it."""
+        return bool(self.deprecations) or self.may_take(method, path)
 
     def may_take(self, method: str, path: str) -> bool:
         """Whether some rule, chaos rule or latency could take a request of this method and
-        path (matching it on the rest is `decide`'s and `chaos_decide`'s)."""
+        path (matching it on the rest is `decide`'s and `chaos_decide`'s). Remembered per
+        method and path (a bounded number of them), since most requests repeat a few."""
+        known = self._taken.get((method, path))
+        if known is not None:
+            return known
+        taken = False
         for methods, pattern in self.gates:
             if (methods is None or method in methods) and (
                 pattern is None or pattern.matches(path)
             ):
-                return True
-        return False
+                taken = True
+                break
+        if len(path) <= _PATH_KEPT:  # a client's long paths are not worth their memory
+            if len(self._taken) >= _TAKEN_KEPT:
+                self._taken.clear()
+            self._taken[(method, path)] = taken
+        return taken
 
     # -- the questions -------------------------------------------------------------------
 
