@@ -382,3 +382,19 @@ def test_a_live_answer_arrives_whole(live: httpx.Client, method: str) -> None:
                     body += sock.recv(65536)
                 assert body.startswith(b'{"account_id":')
             assert head.startswith(b"HTTP/1.1 200 OK")
+
+
+def test_transport_faults_break_a_tls_connection_too(tls: httpx.Client) -> None:
+    scenario = (
+        "name: tls-faults\nrules:\n  - name: reset\n    match: {path: /v1/whoami}\n"
+        "    respond: {fault: reset}\n  - name: cut\n    match: {path: /v1/documents}\n"
+        "    respond: {fault: truncate}\n"
+    )
+    assert tls.post("/_mock/scenarios", json={"yaml": scenario}).status_code == 201
+    with pytest.raises(httpx.TransportError):
+        tls.get("/v1/whoami")
+    with tls.stream("GET", "/v1/documents") as response:
+        assert response.status_code == 200
+        with pytest.raises(httpx.RemoteProtocolError):
+            response.read()
+    assert tls.get("/v1/vaults").status_code == 200  # a new connection, answered
