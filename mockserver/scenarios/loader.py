@@ -34,11 +34,11 @@ from mockserver.scenarios.model import (
     Respond,
     Rule,
     Scenario,
-    Step,
     TimelineEntry,
     WebhookFault,
 )
 from mockserver.scenarios.schema_errors import schema_problems
+from mockserver.scenarios.step_checks import build_steps
 from mockserver.seeds.source_text import read_source
 from mockserver.seeds.yaml_lines import PathT, StrictLoader, yaml_error, yaml_load
 
@@ -46,9 +46,6 @@ T = TypeVar("T")
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _SEED_KEYS = re.compile(r"(?m)^(accounts|reference_time|limits)\s*:")
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-STEP_KINDS = ("request", "advance", "set_clock", "wait_for_deliveries")
-_BODIES = ("body", "form", "content")  # the ways a step's request carries a body
 SETUP_ONLY = frozenset({"enable", "disable"})  # ... are timeline-only: nothing to toggle yet
 
 
@@ -152,7 +149,7 @@ class _Builder:
         if "chaos" in value and ("chaos",) not in refused:
             s.chaos = ChaosBuilder(self).build(value["chaos"])
         s.timeline = self._each("timeline", self._timeline)
-        self._steps()
+        build_steps(self.scenario, self.value, self.refused, self.problems)
 
     def _each(self, field: str, build: Callable[[dict[str, Any], PathT], T]) -> list[T]:
         """Each item of the list `field`, built; a bad one is kept as a problem and skipped,
@@ -391,63 +388,6 @@ class _Builder:
             when=None if "at" not in raw else self._time(raw["at"], (*path, "at")),
         )
 
-    def _steps(self) -> None:
-        if ("steps",) in self.refused:
-            return
-        defined: set[str] = set()
-        for i, item in enumerate(self.value.get("steps", [])):
-            path = ("steps", i)
-            if path not in self.refused:
-                try:
-                    self.scenario.steps.append(self._step(item, path, defined))
-                except ScenarioError as error:
-                    self.problems.append(error)
-            capture = item.get("capture") if isinstance(item, dict) else None
-            if isinstance(capture, dict):  # a bad step's names too: no echoes
-                defined.update(str(name) for name in capture)
-
-    def _step(self, item: dict[str, Any], path: PathT, defined: set[str]) -> Step:
-        kinds = [kind for kind in STEP_KINDS if kind in item]
-        if len(kinds) != 1:
-            raise self.fail(
-                path,
-                "a step needs exactly one of "
-                + ", ".join(STEP_KINDS)
-                + (f" (found {', '.join(kinds)})" if kinds else ""),
-            )
-        kind = kinds[0]
-        for extra in ("expect", "capture", "repeat"):
-            if extra in item and kind != "request":
-                raise self.fail((*path, extra), f"{extra} goes with a request step")
-        if kind == "request":
-            bodies = [name for name in _BODIES if name in item["request"]]
-            if len(bodies) > 1:
-                raise self.fail(
-                    (*path, "request", bodies[1]),
-                    f"a request has at most one of {', '.join(_BODIES)}",
-                )
-        if kind == "set_clock":
-            self._time(item["set_clock"], (*path, "set_clock"))
-        for used, where in _variables(item, path):
-            if used not in defined:
-                raise self.fail(where, f"variable '${{{used}}}' is not captured by an earlier step")
-        return Step(kind, item, path, item.get("name"))
-
 
 def _default_type(status: int) -> str:
     return ERROR_TYPES.get(status, "api_error" if status >= 500 else "bad_request")
-
-
-def _variables(value: Any, path: PathT) -> list[tuple[str, PathT]]:
-    """Every `${name}` used in the strings of a step, with where it is."""
-    found: list[tuple[str, PathT]] = []
-    if isinstance(value, str):
-        found.extend((name, path) for name in _VARIABLE.findall(value))
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if key != "capture":
-                found.extend(_variables(item, (*path, key)))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found.extend(_variables(item, (*path, index)))
-    return found
