@@ -212,6 +212,14 @@ class TransportFault:
         self.bytes_per_second = bytes_per_second
         self.stall_ms = stall_ms
 
+    def pace(self) -> tuple[int, float]:
+        """How slow_body sends: (bytes a piece, seconds between pieces): a piece about every
+        50 ms, or a byte at a time below 20 bytes a second. The socket and the in-process
+        transport both send so, so that a read timeout trips alike."""
+        rate = max(1, self.bytes_per_second)
+        piece = max(1, int(rate * 0.05))
+        return piece, piece / rate
+
     def __repr__(self) -> str:
         return f"TransportFault({self.kind!r})"
 

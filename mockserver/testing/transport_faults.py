@@ -28,7 +28,6 @@ from mockserver.engine.request import Response
 
 RESET = "[Errno 104] Connection reset by peer"
 NO_RESPONSE = "Server disconnected without sending a response."
-_TICK = 0.05  # as the server's slow bodies: seconds between pieces
 
 
 def act_out(response: Response, request: httpx.Request) -> httpx.Response:
@@ -52,7 +51,7 @@ def act_out(response: Response, request: httpx.Request) -> httpx.Response:
     if fault.kind == "truncate":
         stream: httpx.SyncByteStream = _Truncated(body, request)
     else:
-        stream = _Slow(body, fault.bytes_per_second, read_timeout, request)
+        stream = _Slow(body, fault.pace(), read_timeout, request)
     return httpx.Response(response.status, headers=headers, stream=stream, request=request)
 
 
@@ -85,19 +84,23 @@ class _Truncated(httpx.SyncByteStream):
 
 
 class _Slow(httpx.SyncByteStream):
-    """A body given out at `rate` bytes a second; a wait past the read timeout fails."""
+    """A body given out at `pace` (bytes a piece, seconds between pieces: as the server sends
+    it, `TransportFault.pace`); a wait past the read timeout fails."""
 
     def __init__(
-        self, body: bytes, rate: int, read_timeout: float | None, request: httpx.Request
+        self,
+        body: bytes,
+        pace: tuple[int, float],
+        read_timeout: float | None,
+        request: httpx.Request,
     ) -> None:
         self.body = body
-        self.rate = rate
+        self.pace = pace
         self.read_timeout = read_timeout
         self.request = request
 
     def __iter__(self) -> Iterator[bytes]:
-        piece = max(1, int(self.rate * _TICK))
-        interval = piece / self.rate
+        piece, interval = self.pace
         if self.read_timeout is not None and interval > self.read_timeout and self.body:
             time.sleep(self.read_timeout)
             raise httpx.ReadTimeout("timed out", request=self.request)

@@ -23,10 +23,10 @@ import asyncio
 from starlette.types import Message, Scope, Send
 
 from mockserver.core import connections
-from mockserver.engine.request import Response
+from mockserver.engine.request import Response, TransportFault
 from mockserver.engine.transport_error import TransportFaultError
 
-_TICK = 0.05  # seconds between a slow body's pieces, at rates of 20 bytes a second and more
+_TICK = 0.05  # seconds between two looks at a stalled connection
 
 
 async def perform(response: Response, scope: Scope, send: Send) -> None:
@@ -54,7 +54,7 @@ async def perform(response: Response, scope: Scope, send: Send) -> None:
         connection.close()
     else:  # slow_body
         await send(_start(response.status, response.headers))
-        await _trickle(response.body, fault.bytes_per_second, connection, send)
+        await _trickle(response.body, fault, connection, send)
         return
     await connection.wait_lost()  # uvicorn then sees the client gone, and answers nothing
 
@@ -71,10 +71,11 @@ async def _idle(connection: connections.Connection, seconds: float) -> None:
         await asyncio.sleep(min(left, _TICK))
 
 
-async def _trickle(body: bytes, rate: int, connection: connections.Connection, send: Send) -> None:
-    """Send `body` at `rate` bytes a second: each piece after the time it is worth."""
-    piece = max(1, int(rate * _TICK))
-    interval = piece / rate
+async def _trickle(
+    body: bytes, fault: TransportFault, connection: connections.Connection, send: Send
+) -> None:
+    """Send `body` at the fault's pace: each piece after the time it is worth."""
+    piece, interval = fault.pace()
     loop = asyncio.get_running_loop()
     due = loop.time()
     for start in range(0, len(body), piece):
