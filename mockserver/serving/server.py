@@ -19,6 +19,11 @@ from mockserver.serving.certs import TlsFiles
 from mockserver.serving.guard import guarded_protocol, uvicorn_limits
 from mockserver.serving.https_only import https_only
 from mockserver.serving.listen import StopSignals
+from mockserver.serving.prompt_stop import PromptServer
+
+# Seconds the requests being answered when SIGTERM or SIGINT comes (or a test server's `stop()`)
+# get to finish; then they are cancelled and the app shuts down, so a stop takes well under 5 s.
+GRACE = 2
 
 
 def protocol_options(tls: TlsFiles | None) -> dict[str, Any]:
@@ -35,14 +40,10 @@ def config(app: ASGIApp, options: dict[str, Any], **settings: Any) -> uvicorn.Co
     return uvicorn.Config(app, **_fixed(), **options, **settings)
 
 
-def server(app: ASGIApp, options: dict[str, Any], **settings: Any) -> uvicorn.Server:
-    """A uvicorn server for `app` (see `config`), to run in a thread of one's own."""
-    return uvicorn.Server(config(app, options, **settings))
-
-
-# Seconds the requests being answered when SIGTERM or SIGINT comes get to finish; then they
-# are cancelled and the app shuts down, so a stop takes well under 5 s.
-GRACE = 2
+def server(app: ASGIApp, options: dict[str, Any], **settings: Any) -> PromptServer:
+    """A uvicorn server for `app` (see `config`), to run in a thread of one's own; its `stop()`
+    stops it at once."""
+    return PromptServer(config(app, options, **settings), grace=GRACE)
 
 
 class _Server(uvicorn.Server):

@@ -79,11 +79,11 @@ class LiveServer:
         return self
 
     def stop(self, *, wait: bool = True) -> None:
-        """Stop serving, and wait until the server thread has ended. uvicorn's graceful
-        shutdown pauses for 100 to 200 ms: with `wait=False` this returns at once, and a
+        """Stop serving, and wait until the server thread has ended (a few milliseconds once
+        the requests being answered are done). With `wait=False` this returns at once, and a
         later `stop()` waits. Wait before the process ends: a server thread still running
         then can crash the interpreter."""
-        self._server.should_exit = True
+        self._server.stop()
         if not wait:
             return
         self._thread.join(timeout=10)

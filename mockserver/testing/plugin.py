@@ -395,8 +395,8 @@ def _mock_session(request: pytest.FixtureRequest) -> Iterator[Session]:
     else:
         mock = _SessionMock(_create_app(request.config))
     request.config.stash[_SESSION] = mock
-    # The servers' shutdown (pauses of 100 to 200 ms in uvicorn) goes on while pytest reports,
-    # and is waited for at its very end, before the process may exit.
+    # The servers' shutdown goes on while pytest reports, and is waited for at its very end,
+    # before the process may exit.
     request.config.add_cleanup(mock.join)
     yield mock
     del request.config.stash[_SESSION]

@@ -55,7 +55,7 @@ class GuardedServer:
         return self
 
     def __exit__(self, *_: object) -> None:
-        self.server.should_exit = True
+        self.server.stop()
         self.thread.join(10)
         self.sock.close()
 
