@@ -30,6 +30,35 @@ def test_serving_imports_none_of_the_optional_libraries_until_used() -> None:
     assert done.stdout.strip() == ""
 
 
+INSPECTOR = (
+    "mockserver.web.inspector.pages",
+    "mockserver.web.inspector.actions",
+    "mockserver.web.inspector.web",
+)
+# The app every pytest session builds imports the inspector's pages and forms only when one of
+# them is first asked for.
+PAGES = f"""
+import sys
+from mockserver.core.config import Settings
+from mockserver.testing.inprocess import inprocess_client
+from mockserver.web.app import create_app
+
+app = create_app(Settings(clock_mode="frozen"))
+with inprocess_client(app) as client:
+    before = [name for name in {INSPECTOR!r} if name in sys.modules]
+    assert client.get("/_mock/ui").status_code == 200
+    after = [name for name in {INSPECTOR!r} if name in sys.modules]
+print(",".join(before) + "|" + ",".join(after))
+"""
+
+
+def test_the_inspector_is_imported_by_its_first_page() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", PAGES], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "|mockserver.web.inspector.pages,mockserver.web.inspector.web"
+
+
 def test_each_is_made_by_its_first_use() -> None:
     from mockserver.scenarios.schema_errors import _validator
     from mockserver.web.inspector.web import _templates

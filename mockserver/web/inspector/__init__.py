@@ -16,33 +16,33 @@ from __future__ import annotations
 from typing import Any
 
 from mockserver.engine.routing import Route
-from mockserver.web.inspector import actions, pages, web
-from mockserver.web.inspector.bridge import page_route
+from mockserver.web.inspector.bridge import BASE, later, page_route
 
 
 def inspector_routes(app: Any) -> list[Route]:
-    """The inspector's pages and forms, as routes of the sandbox `app` serves."""
-    base = web.BASE
+    """The inspector's pages and forms, as routes of the sandbox `app` serves; each module is
+    imported by the first request for one of its endpoints."""
+    base = BASE
     table = [
-        (["GET"], base, pages.overview),
-        (["GET"], f"{base}/requests", pages.requests_page),
-        (["GET"], f"{base}/requests/{{seq:int}}", pages.request_detail),
-        (["GET"], f"{base}/webhooks", pages.webhooks_page),
-        (["GET"], f"{base}/resources", pages.resources_page),
-        (["GET"], f"{base}/audit", pages.audit_page),
-        (["GET"], f"{base}/state", pages.state),
-        (["GET"], f"{base}/watch", pages.watch),
-        (["POST"], f"{base}/clock/advance", actions.advance_clock),
-        (["POST"], f"{base}/clock/set", actions.set_clock),
-        (["POST"], f"{base}/reset", actions.reset),
-        (["POST"], f"{base}/scenarios/load", actions.load_scenario_named),
-        (["POST"], f"{base}/scenarios/unload", actions.unload_scenarios),
-        (["POST"], f"{base}/webhooks/{{delivery_id}}/redeliver", actions.redeliver),
-        (["POST"], f"{base}/events/trigger", actions.trigger),
-        (["POST"], f"{base}/events/{{evt_id}}/resend", actions.resend_event),
-        (["GET"], f"{base}/login", web.login_form),
-        (["POST"], f"{base}/login", web.login),
-        (["GET"], f"{base}/static/{{name}}", web.static),
+        (["GET"], base, later("pages", "overview")),
+        (["GET"], f"{base}/requests", later("pages", "requests_page")),
+        (["GET"], f"{base}/requests/{{seq:int}}", later("pages", "request_detail")),
+        (["GET"], f"{base}/webhooks", later("pages", "webhooks_page")),
+        (["GET"], f"{base}/resources", later("pages", "resources_page")),
+        (["GET"], f"{base}/audit", later("pages", "audit_page")),
+        (["GET"], f"{base}/state", later("pages", "state")),
+        (["GET"], f"{base}/watch", later("pages", "watch")),
+        (["POST"], f"{base}/clock/advance", later("actions", "advance_clock")),
+        (["POST"], f"{base}/clock/set", later("actions", "set_clock")),
+        (["POST"], f"{base}/reset", later("actions", "reset")),
+        (["POST"], f"{base}/scenarios/load", later("actions", "load_scenario_named")),
+        (["POST"], f"{base}/scenarios/unload", later("actions", "unload_scenarios")),
+        (["POST"], f"{base}/webhooks/{{delivery_id}}/redeliver", later("actions", "redeliver")),
+        (["POST"], f"{base}/events/trigger", later("actions", "trigger")),
+        (["POST"], f"{base}/events/{{evt_id}}/resend", later("actions", "resend_event")),
+        (["GET"], f"{base}/login", later("web", "login_form")),
+        (["POST"], f"{base}/login", later("web", "login")),
+        (["GET"], f"{base}/static/{{name}}", later("web", "static")),
     ]
     return [page_route(app, methods, path, endpoint) for methods, path, endpoint in table]
 

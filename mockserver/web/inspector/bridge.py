@@ -4,6 +4,7 @@ sandbox's request, and its Starlette response becomes the sandbox's `Response`."
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -18,6 +19,22 @@ from mockserver.engine.routing import Route
 
 Endpoint = Callable[[StarletteRequest], Awaitable[StarletteResponse]]
 ORIGIN = "mockserver.request"  # the scope's key of the sandbox's request (for triggers)
+BASE = "/_mock/ui"  # where the inspector's pages are
+
+
+def later(module: str, name: str) -> Endpoint:
+    """The endpoint `name` of the inspector's `module`, imported by the first request for it:
+    the pages, forms and their view models cost every app built (each pytest session's) a few
+    milliseconds, and most are never opened."""
+    found: list[Endpoint] = []
+
+    async def endpoint(request: StarletteRequest) -> StarletteResponse:
+        if not found:
+            loaded = importlib.import_module(f"mockserver.web.inspector.{module}")
+            found.append(getattr(loaded, name))
+        return await found[0](request)
+
+    return endpoint
 
 
 def page_route(app: Any, methods: list[str], path: str, endpoint: Endpoint) -> Route:

@@ -18,7 +18,8 @@ from mockserver.engine.inspector_views import DELIVERY_STATUSES, delivery_status
 from mockserver.engine.inspector_webhooks import MAX_ATTEMPTS, endpoint_groups
 from mockserver.engine.journal import Journal
 from mockserver.web.context import WATCH, sandbox_of, server_of
-from mockserver.web.inspector.web import BASE, page, ui
+from mockserver.web.inspector.bridge import BASE
+from mockserver.web.inspector.web import page, ui
 from mockserver.web.render import json_response
 
 if TYPE_CHECKING:

@@ -28,6 +28,7 @@ from mockserver.engine.control_plane.call import check_admin_token
 from mockserver.engine.inspector_webhooks import short_id
 from mockserver.web.context import sandbox_of, store_of
 from mockserver.web.form import read_form
+from mockserver.web.inspector.bridge import BASE
 
 if TYPE_CHECKING:
     from starlette.templating import Jinja2Templates
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from mockserver.domain.store import Store
 
 COOKIE = "mock_admin_token"
-BASE = "/_mock/ui"
 
 UiHandler = Callable[[Request, "Store"], Awaitable[Response]]
 
