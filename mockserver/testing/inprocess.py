@@ -43,10 +43,10 @@ class InProcessTransport(httpx.BaseTransport):
         self._loop = asyncio.new_event_loop()
         self._turn = threading.Condition()
         self._inline = False  # a caller's thread drives the loop
-        self._background = False  # the background thread drives it
         self._waiting = 0  # calls sent to the background thread and not yet answered
         self._closing = False
-        self._driver: asyncio.Task[None] | None = None  # the background thread's task
+        # The background thread's task while it drives the loop, else None.
+        self._driver: asyncio.Task[None] | None = None
         self._thread = threading.Thread(target=self._drive, daemon=True)
         self._thread.start()
 
@@ -72,7 +72,7 @@ class InProcessTransport(httpx.BaseTransport):
         """`work`'s result, run on this thread when the loop is free, else on the background
         thread's turn."""
         with self._turn:
-            inline = not (self._inline or self._background or self._closing)
+            inline = not (self._inline or self._driver is not None or self._closing)
             inline = inline and not _loop_running_here() and not self._busy()
             if inline:
                 self._inline = True
@@ -111,14 +111,13 @@ class InProcessTransport(httpx.BaseTransport):
                     self._turn.wait()
                 if self._closing and not self._waiting:
                     return
-                self._background = True
-            self._driver = self._loop.create_task(self._until_idle())
+                # Made while no thread drives the loop: no other thread touches it now.
+                driver = self._driver = self._loop.create_task(self._until_idle())
             try:
-                self._loop.run_until_complete(self._driver)
+                self._loop.run_until_complete(driver)
             finally:
                 with self._turn:
                     self._driver = None
-                    self._background = False
                     self._turn.notify_all()
 
     async def _until_idle(self) -> None:
