@@ -113,8 +113,8 @@ def add_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
 
 
 def _read(sandbox: Sandbox, parsed: dict[str, Any]) -> dict[str, Any]:
+    from mockserver.core.kinds import Invalid
     from mockserver.engine.snapshots import file, state
-    from mockserver.engine.snapshots.kinds import Invalid
 
     try:
         return state.read(sandbox, parsed["state"])
