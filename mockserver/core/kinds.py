@@ -9,6 +9,13 @@ by a tag, are `engine/snapshots/kinds.Rec`.
 
 An object the file may point at before it is complete (a timer inside its own delivery) is read
 `Later`, once everything else is.
+
+A list of many values of one kind (the titles of 100,000 documents) is read whole
+(`decode_list`): the plain kinds check it in a few passes the interpreter runs in C (the set of
+its types, its least and greatest values) and hand it back unchanged; only a list that fails is
+read item by item, to say where. A column (`encode_column`, `decode_column`) is such a list,
+but for the kinds that pack theirs: a column of lists is one column of all their items and
+their counts, and one of records (`columns.Record`) a column per field.
 """
 
 from __future__ import annotations
@@ -17,11 +24,15 @@ import base64
 import binascii
 import math
 from collections.abc import Callable, Iterable
+from itertools import accumulate, chain, islice
 from typing import Any
 
 MAX_INT = 2**63 - 1
 MAX_STR = 1 << 24  # characters of any one string
 MAX_DEPTH = 32  # nesting of free-form JSON (metadata, scenario bodies)
+_INT, _STR, _BOOL = frozenset((int,)), frozenset((str,)), frozenset((bool,))
+_DICT = frozenset((dict,))
+_SCALARS = frozenset((str, int, bool, type(None)))  # free-form JSON with nothing to check
 
 
 class Invalid(Exception):
@@ -87,6 +98,29 @@ class Kind:
     def schema(self) -> dict[str, Any]:
         raise NotImplementedError
 
+    def decode_list(self, data: Any, into: Reader) -> list[Any]:
+        """A JSON list of values of this kind, checked and read. A kind whose values need no
+        change may hand back `data` itself."""
+        if type(data) is not list:
+            raise Invalid("must be a list")
+        decode, made = self.decode, []
+        for index, item in enumerate(data):
+            try:
+                made.append(decode(item, into))
+            except Invalid as error:
+                error.path.append(index)
+                raise
+        return made
+
+    def encode_column(self, values: list[Any], out: Writer) -> Any:
+        """Many values of this kind as one JSON value, a column: the list of them, unless the
+        kind packs them (`ListOf`, `columns.Record`)."""
+        return [self.encode(value, out) for value in values]
+
+    def decode_column(self, data: Any, into: Reader) -> list[Any]:
+        """What `encode_column` wrote, checked and read."""
+        return self.decode_list(data, into)
+
 
 class Int(Kind):
     """A whole number from `lo` to `hi`."""
@@ -104,6 +138,15 @@ class Int(Kind):
 
     def schema(self) -> dict[str, Any]:
         return {"type": "integer", "minimum": self.lo, "maximum": self.hi}
+
+    def decode_list(self, data: Any, into: Reader) -> list[Any]:
+        if type(data) is list and _INT.issuperset(map(type, data)):
+            if not data or (self.lo <= min(data) and max(data) <= self.hi):
+                return data
+        return super().decode_list(data, into)  # names the first that is not
+
+
+_COUNT = Int()
 
 
 class Num(Kind):
@@ -144,6 +187,16 @@ class Str(Kind):
             return {"enum": list(self.choices)}
         return {"type": "string", "maxLength": self.max_len}
 
+    def decode_list(self, data: Any, into: Reader) -> list[Any]:
+        if (
+            type(data) is list
+            and _STR.issuperset(map(type, data))
+            and (not data or max(map(len, data)) <= self.max_len)
+            and (self.choices is None or set(self.choices).issuperset(data))
+        ):
+            return data
+        return super().decode_list(data, into)  # names the first that is not
+
 
 class Bool(Kind):
     def encode(self, value: Any, out: Writer) -> Any:
@@ -156,6 +209,11 @@ class Bool(Kind):
 
     def schema(self) -> dict[str, Any]:
         return {"type": "boolean"}
+
+    def decode_list(self, data: Any, into: Reader) -> list[Any]:
+        if type(data) is list and _BOOL.issuperset(map(type, data)):
+            return data
+        return super().decode_list(data, into)
 
 
 class Bytes(Kind):
@@ -207,6 +265,23 @@ class Opt(Kind):
     def schema(self) -> dict[str, Any]:
         return {"oneOf": [{"type": "null"}, self.kind.schema()]}
 
+    def decode_list(self, data: Any, into: Reader) -> list[Any]:
+        """The values that are not null, read as one list of `kind`, put back in place."""
+        if type(data) is not list:
+            raise Invalid("must be a list")
+        present = [item for item in data if item is not None]
+        try:
+            made = self.kind.decode_list(present, into)
+        except Invalid as error:
+            if error.path and type(error.path[-1]) is int:  # a place in `present`: in `data`
+                places = [n for n, item in enumerate(data) if item is not None]
+                error.path[-1] = places[error.path[-1]]
+            raise
+        if made is present:
+            return data
+        rest = iter(made)
+        return [None if item is None else next(rest) for item in data]
+
 
 class ListOf(Kind):
     """A list of `item`, made into `make` (a list, tuple, deque, set...). `ordered`: written
@@ -223,19 +298,29 @@ class ListOf(Kind):
         return [encode(item, out) for item in items]
 
     def decode(self, data: Any, into: Reader) -> Any:
-        if type(data) is not list:
-            raise Invalid("must be a list")
-        decode, made = self.item.decode, []
-        for index, item in enumerate(data):
-            try:
-                made.append(decode(item, into))
-            except Invalid as error:
-                error.path.append(index)
-                raise
-        return self.make(made)
+        return self.make(self.item.decode_list(data, into))
 
     def schema(self) -> dict[str, Any]:
         return {"type": "array", "items": self.item.schema()}
+
+    def encode_column(self, values: list[Any], out: Writer) -> Any:
+        """The lists end to end, as one column of `item`, and how many items each has."""
+        items = [item for value in values for item in (sorted(value) if self.ordered else value)]
+        return {
+            "counts": [len(value) for value in values],
+            "items": self.item.encode_column(items, out),
+        }
+
+    def decode_column(self, data: Any, into: Reader) -> list[Any]:
+        if type(data) is not dict or data.keys() != {"counts", "items"}:
+            raise Invalid("must be an object of counts and items")
+        counts = column_at(data, "counts", _COUNT, into)
+        items = column_at(data, "items", self.item, into)
+        if sum(counts) != len(items):
+            raise Invalid("its counts do not add up to its items")
+        ends = list(accumulate(counts))
+        lists = list(map(items.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+        return lists if self.make is list else list(map(self.make, lists))
 
 
 class Tuple(Kind):
@@ -316,6 +401,21 @@ class DictOf(Kind):
             return {"type": "array", "items": self._pair.schema()}
         return {"type": "object", "additionalProperties": self.value.schema()}
 
+    def decode_list(self, data: Any, into: Reader) -> list[Any]:
+        """Objects: their keys, then their values, checked as one column each."""
+        if self.pairs or type(data) is not list or not _DICT.issuperset(map(type, data)):
+            return super().decode_list(data, into)
+        try:
+            self.key.decode_list(list(chain.from_iterable(data)), into)
+            values = list(chain.from_iterable(map(dict.values, data)))
+            made = self.value.decode_list(values, into)
+        except Invalid:
+            return super().decode_list(data, into)  # names the place
+        if made is values and self.make is dict:
+            return data
+        rest, make = iter(made), self.make
+        return [make(dict(zip(item, islice(rest, len(item)), strict=True))) for item in data]
+
 
 class Json(Kind):
     """Free-form JSON (metadata, a scenario's body), nested at most `MAX_DEPTH` deep."""
@@ -329,6 +429,20 @@ class Json(Kind):
 
     def schema(self) -> dict[str, Any]:
         return {}
+
+    def decode_list(self, data: Any, into: Reader) -> list[Any]:
+        if type(data) is list and _SCALARS.issuperset(map(type, data)):
+            return data
+        return super().decode_list(data, into)
+
+
+def column_at(data: dict[str, Any], name: str, kind: Kind, into: Reader) -> list[Any]:
+    """The column `name` of `data`, read by `kind`; its name added to the place of an error."""
+    try:
+        return kind.decode_column(data[name], into)
+    except Invalid as error:
+        error.path.append(name)
+        raise
 
 
 def _check_depth(data: Any, depth: int) -> None:
