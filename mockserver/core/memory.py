@@ -1,4 +1,5 @@
-"""Giving freed memory back to the system after a big build, where the C library allows it.
+"""Giving freed memory back to the system after a big build, where the C library allows it;
+and pausing the cyclic collector while a big build makes objects.
 
 Building a large seed's audit history makes and frees gigabytes of scratch objects. Python
 returns its own small-object arenas once they are empty, but memory freed to glibc's malloc
@@ -10,8 +11,10 @@ builds, not on requests.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
 
 
 @functools.cache
@@ -32,3 +35,16 @@ def release_free_memory() -> bool:
         return False
     trim(0)
     return True
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a file is written or read: the many new
+    objects, none of them in a cycle, would set off collections of a large heap, in vain."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

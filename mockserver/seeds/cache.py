@@ -1,28 +1,31 @@
 """A cache of validated seeds, so a large seed's later starts skip parsing and validation.
 
 Parsing and validating a large seed takes seconds of CPU, and the result depends only on the
-file's bytes and the code that reads it. So seeds of at least `MIN_BYTES` are pickled once
-validated, under `$XDG_CACHE_HOME/mockserver` (or `~/.cache/mockserver`), keyed by the sha256
-of the file's text, the mockserver, PyYAML (its `__init__.py`), orjson and Python versions,
-and the source of the modules that read seeds: any change to one of them is a new key. The
-first start of a big seed still pays the full price (and the pickling). The packaged default
-seed is kept too, under entries of its own (`default-*`): parsing it is quick, but every test
-session and server start that names no seed reads it, and from the cache without importing
-YAML. The directory is made 0700 and used only if it belongs to this user and nobody else may
-write to it (a pickle runs code when loaded); entries are written to a temporary file and
-renamed, and one that cannot be read is ignored (then rewritten); only the `KEEP` newest
-entries of each kind are kept. `MOCKSERVER_SEED_CACHE=0` turns the cache off.
+file's bytes and the code that reads it. So seeds of at least `MIN_BYTES` are written once
+validated, as data (`cache_entries`: JSON, a column per field for the big lists), under
+`$XDG_CACHE_HOME/mockserver` (or `~/.cache/mockserver`), keyed by the sha256 of the file's
+text, the entry `FORMAT`, the mockserver, PyYAML (its `__init__.py`), orjson and Python
+versions, and the source of the modules that read seeds and entries: any change to one of them
+is a new key. The first start of a big seed still pays the full price (and the writing). The
+packaged default seed is kept too, under entries of its own (`default-*`): parsing it is quick,
+but every test session and server start that names no seed reads it, and from the cache
+without importing YAML. A big seed's seeded audit histories are kept beside it (`history-*`).
+
+An entry is data, never code: it is read into values, checked against the shape it must have,
+and the seed is built by its own dataclasses; an entry that does not read, is not of that
+shape, or is not of this format and key is a miss (then rewritten), never a crash. The
+directory is made 0700 and used only if it belongs to this user and nobody else may write to
+it, so no one else can plant an entry; entries are written to a temporary file and renamed;
+only the `KEEP` newest entries of each kind are kept (entries of the earlier, pickled format
+are removed). `MOCKSERVER_SEED_CACHE=0` turns the cache off.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import gc
 import hashlib
 import importlib.util
 import os
-import pickle
 import platform
 import stat
 import tempfile
@@ -32,13 +35,17 @@ from typing import Any
 import orjson
 
 import mockserver
+from mockserver.core.memory import collector_paused
 from mockserver.core.resources import default_seed_path
-from mockserver.domain.models import EnvironmentSeed, SeedData
+from mockserver.domain.models import SeedData
+from mockserver.seeds import cache_entries
 
 MIN_BYTES = 5_000_000  # smaller seeds load in well under a second: not worth a file
 KEEP = 3  # entries of a kind kept, newest first: each big seed or code change adds one of ~50 MB
 SEED = "seed"  # the kind of a big seed's entries, whose seeded histories are kept too
 DEFAULT = "default"  # the packaged default seed's (about 40 kB; its histories are not kept)
+FORMAT = 1  # the layout of an entry (`cache_entries`), written in it and part of its key
+SUFFIX = ".json"
 _MODULES = (
     "seeds/loader.py",
     "seeds/parser.py",
@@ -47,6 +54,9 @@ _MODULES = (
     "seeds/validation.py",
     "seeds/yaml_lines.py",
     "seeds/cache.py",
+    "seeds/cache_entries.py",
+    "core/columns.py",
+    "core/kinds.py",
     "core/clock.py",
     "core/config.py",
     "core/errors.py",
@@ -85,7 +95,8 @@ def cache_dir() -> Path:
 
 
 def _code_digest(modules: tuple[str, ...]) -> hashlib._Hash:
-    """A sha256 fed with the source of `modules` and the versions the pickles depend on."""
+    """A sha256 fed with the source of `modules`, the entry format and the versions the
+    entries depend on."""
     digest = hashlib.sha256()
     package = Path(mockserver.__file__).parent
     for name in modules:
@@ -93,7 +104,7 @@ def _code_digest(modules: tuple[str, ...]) -> hashlib._Hash:
             digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
     digest.update(b"yaml\0" + _yaml_init() + b"\0")
     versions = (mockserver.__version__, orjson.__version__)
-    digest.update(repr((versions, platform.python_version(), pickle.HIGHEST_PROTOCOL)).encode())
+    digest.update(repr((versions, platform.python_version(), FORMAT)).encode())
     return digest
 
 
@@ -115,7 +126,7 @@ def entry_path(text: str, kind: str = SEED) -> Path:
     versions."""
     digest = _code_digest(_MODULES)
     digest.update(text.encode("utf-8", "surrogatepass"))
-    return cache_dir() / f"{kind}-{digest.hexdigest()}.pickle"
+    return cache_dir() / f"{kind}-{digest.hexdigest()}{SUFFIX}"
 
 
 def history_path(seed_digest: str, parts: tuple[object, ...]) -> Path:
@@ -124,97 +135,89 @@ def history_path(seed_digest: str, parts: tuple[object, ...]) -> Path:
     the code that makes and renders it."""
     digest = _code_digest(_MODULES + _HISTORY_MODULES)
     digest.update(f"{seed_digest}\0{parts!r}".encode())
-    return cache_dir() / f"history-{digest.hexdigest()}.pickle"
+    return cache_dir() / f"history-{digest.hexdigest()}{SUFFIX}"
 
 
 def load(entry: Path, source: str) -> SeedData | None:
-    """The cached seed, with `source` as its file name; None if absent or unreadable."""
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # a million acyclic objects: see seeds.load_seed_text
-    try:
-        stored = read(entry)
-        seed = _unpack(stored) if _kind(entry) == SEED else stored
-    except Exception:
-        return None
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    if type(seed) is not SeedData:
-        return None
-    seed.source = source
-    seed.digest = _history_digest(entry)
+    """The cached seed, with `source` as its file name; None if absent or not a whole,
+    well-formed entry."""
+    with collector_paused():  # a million acyclic objects: see seeds.load_seed_text
+        data = read(entry)
+        try:
+            seed = None if data is None else cache_entries.decode_seed(data, source)
+        except Exception:  # a cache: whatever does not read is a miss, never a crash
+            return None
+    if seed is not None:
+        seed.digest = _history_digest(entry)
     return seed
 
 
 def store(entry: Path, seed: SeedData) -> None:
-    """Write `seed` to `entry` (see `write`) and remember its digest for history entries. A
-    big seed goes in chunks (see `_pack`); the default seed in one pickle, which keeps every
-    object it shares (a string it repeats) one object."""
+    """Write `seed` to `entry` (see `write`) and remember its digest for history entries."""
     seed.digest = _history_digest(entry)
-    write(entry, _pack(seed) if _kind(entry) == SEED else seed)
+    write(entry, cache_entries.encode_seed(seed))
+
+
+def load_history(entry: Path, objects: int) -> cache_entries.Regions | None:
+    """A seeded history kept at `entry` (see `cache_entries.decode_history`) for a seed of
+    `objects` vaults and documents; None if absent or not a whole, well-formed entry. The
+    caller pauses the collector (`SeededHistory.log`)."""
+    data = read(entry)
+    try:
+        return None if data is None else cache_entries.decode_history(data, objects)
+    except Exception:  # a miss, as in `load`
+        return None
+
+
+def store_history(entry: Path, regions: cache_entries.Regions) -> None:
+    """Keep a seeded history at `entry` (see `write`)."""
+    write(entry, cache_entries.encode_history(regions))
 
 
 def _kind(entry: Path) -> str:
     return entry.name.split("-", 1)[0]
 
 
+def _key(entry: Path) -> str:
+    return entry.name.removesuffix(SUFFIX).split("-", 1)[-1]
+
+
 def _history_digest(entry: Path) -> str | None:
     """What the seeded histories of the seed at `entry` are cached by: its digest for a big
     seed; None for the default seed, whose histories are made in milliseconds."""
-    return entry.stem.removeprefix(f"{SEED}-") if _kind(entry) == SEED else None
-
-
-# The seed is pickled as a skeleton (the SeedData without its vaults, documents and
-# workflows) and those lists in chunks of CHUNK objects, each a pickle of its own. One pickle
-# of the whole seed keeps a temporary per object (the list of its fields, which pickle
-# memoizes) alive until the end, among the objects kept: freed at once, they leave holes
-# that a large seed holds for good. Chunk by chunk, the next chunk reuses their room.
-CHUNK = 1000
-_KINDS = ("vaults", "documents", "workflows", "webhook_endpoints")
-Packed = tuple[bytes, list[tuple[tuple[str, str], str, bytes]]]
-
-
-def _pack(seed: SeedData) -> Packed:
-    chunks = []
-    skeleton = dataclasses.replace(seed, environments={})
-    for key, env in seed.environments.items():
-        skeleton.environments[key] = EnvironmentSeed()
-        for kind in _KINDS:
-            items = getattr(env, kind)
-            for start in range(0, len(items), CHUNK):
-                part = pickle.dumps(items[start : start + CHUNK], pickle.HIGHEST_PROTOCOL)
-                chunks.append((key, kind, part))
-    return pickle.dumps(skeleton, pickle.HIGHEST_PROTOCOL), chunks
-
-
-def _unpack(packed: Packed) -> SeedData:
-    skeleton, chunks = packed
-    seed: SeedData = pickle.loads(skeleton)
-    for key, kind, part in chunks:
-        getattr(seed.environments[key], kind).extend(pickle.loads(part))
-    return seed
+    return _key(entry) if _kind(entry) == SEED else None
 
 
 def read(entry: Path) -> Any:
-    """The object pickled at `entry`; None if absent, unreadable or not in a private dir.
-    Callers pause the collector around it (`load`, `SeededHistory.log`)."""
+    """What the entry at `entry` holds, as parsed JSON; None if absent, not JSON, not an
+    entry of this `FORMAT`, kind and key, or not in a private dir."""
     if not _private(entry.parent):
         return None
     try:
-        return pickle.loads(entry.read_bytes())
-    except Exception:
+        data = orjson.loads(entry.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
         return None
+    if type(data) is not dict or data.keys() != {"format", "kind", "key", "entry"}:
+        return None
+    if (data["format"], data["kind"], data["key"]) != (FORMAT, _kind(entry), _key(entry)):
+        return None
+    return data["entry"]
 
 
 def write(entry: Path, value: object) -> None:
-    """Pickle `value` to `entry` atomically; a cache that cannot be written is no cache."""
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
+    """Write `value` (JSON-ready data) to `entry` atomically, with the format, kind and key
+    that `read` checks; a cache that cannot be written is no cache."""
+    with collector_paused():
+        _write(entry, value)
+
+
+def _write(entry: Path, value: object) -> None:
     try:
         entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private(entry.parent):
             return
-        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        wrapped = {"format": FORMAT, "kind": _kind(entry), "key": _key(entry), "entry": value}
+        data = orjson.dumps(wrapped)
         prefix = f".{_kind(entry)}-"
         handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=prefix, suffix=".tmp")
         try:
@@ -228,15 +231,13 @@ def write(entry: Path, value: object) -> None:
             raise
     except OSError:
         return
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _prune(directory: Path, kind: str) -> None:
-    """Remove all but the KEEP newest entries of a kind (`seed` or `history`)."""
-    entries = sorted(directory.glob(f"{kind}-*.pickle"), key=_modified, reverse=True)
-    for old in entries[KEEP:]:
+    """Remove all but the KEEP newest entries of a kind (`seed` or `history`), and those of
+    the kind an earlier mockserver pickled, which no version reads any more."""
+    entries = sorted(directory.glob(f"{kind}-*{SUFFIX}"), key=_modified, reverse=True)
+    for old in [*entries[KEEP:], *directory.glob(f"{kind}-*.pickle")]:
         with contextlib.suppress(OSError):
             old.unlink()
 

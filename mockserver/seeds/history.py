@@ -210,27 +210,25 @@ class SeededHistory:
 
     def _cached(self) -> dict[str, SeededLog] | None:
         """The logs kept by an earlier run with this seed, code and clock, if any."""
-        state = seed_cache.read(self.cache) if self.cache is not None else None
-        if type(state) is not dict:
+        objects = len(self.seed.vaults) + len(self.seed.documents)
+        kept = seed_cache.load_history(self.cache, objects) if self.cache is not None else None
+        if kept is None:
             return None
         try:
-            logs = {}
-            for region in REGIONS:
-                columns, sources, steps = state[region]
-                log = SeededLog.restore(functools.partial(self._data, region), columns)
-                if not all(type(a) is array and len(a) == len(log) for a in (sources, steps)):
-                    raise ValueError("positions do not match the log")
-                logs[region] = log
-                self._sources[region], self._steps[region] = sources, steps
-        except (KeyError, TypeError, ValueError):
-            self._sources, self._steps = {}, {}
+            logs = {
+                region: SeededLog.restore(functools.partial(self._data, region), kept[region][0])
+                for region in REGIONS
+            }
+        except ValueError:
             return None
+        for region in REGIONS:
+            _, self._sources[region], self._steps[region] = kept[region]
         return logs
 
     def _keep(self, logs: dict[str, SeededLog]) -> None:
         if self.cache is not None:
             state = {r: (logs[r].state(), self._sources[r], self._steps[r]) for r in REGIONS}
-            seed_cache.write(self.cache, state)
+            seed_cache.store_history(self.cache, state)
 
     def _entries(self, source: int) -> list[Entry]:
         """The events of one object's life: vaults are sources 0.., then documents."""

@@ -5,13 +5,17 @@ shipped seed counts as big."""
 
 from __future__ import annotations
 
+import base64
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from mockserver.core.config import Settings
 from mockserver.core.resources import default_seed_path
+from mockserver.seeds import cache as seed_cache
 from mockserver.seeds.history import SeededHistory
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
@@ -62,7 +66,7 @@ def chains_then_a_write(path: Path, start_time: str | None = None) -> list[bytes
 
 
 def histories(directory: Path) -> list[Path]:
-    return sorted(directory.glob("history-*.pickle"))
+    return sorted(directory.glob(f"history-*{seed_cache.SUFFIX}"))
 
 
 def test_a_kept_history_serves_the_bytes_of_a_replay(
@@ -86,15 +90,36 @@ def test_another_clock_start_is_another_history(
     assert chains_then_a_write(seed_file, start_time="2027-03-01T00:00:00Z") == moved
 
 
+def sources_past_the_seed(raw: bytes) -> bytes:
+    """The entry with each event's object numbered past the seed's objects."""
+    data = orjson.loads(raw)
+    for region in data["entry"].values():
+        count = len(base64.b64decode(region["sources"])) // 4
+        region["sources"] = base64.b64encode(b"\xff\xff\x00\x00" * count).decode()
+    return orjson.dumps(data)
+
+
+BROKEN: dict[str, Callable[[bytes], bytes]] = {
+    "garbage": lambda raw: b"not json",
+    "truncated": lambda raw: raw[: len(raw) // 2],
+    "another format": lambda raw: raw.replace(b'"format":1', b'"format":2', 1),
+    "sources past the seed": sources_past_the_seed,
+}
+
+
+@pytest.mark.parametrize("damage", BROKEN.values(), ids=BROKEN.keys())
 def test_a_broken_entry_is_replayed_and_rewritten(
-    big_seed_cache: Path, seed_file: Path, replays: list[int]
+    big_seed_cache: Path, seed_file: Path, replays: list[int], damage: Callable[[bytes], bytes]
 ) -> None:
     replayed = chains_then_a_write(seed_file)
     (entry,) = histories(big_seed_cache)
-    entry.write_bytes(b"not a pickle")
+    broken = damage(entry.read_bytes())
+    entry.write_bytes(broken)
     assert chains_then_a_write(seed_file) == replayed
     assert len(replays) == 2
-    assert entry.read_bytes() != b"not a pickle"
+    assert entry.read_bytes() != broken
+    assert chains_then_a_write(seed_file) == replayed
+    assert len(replays) == 2  # the rewritten entry is read back
 
 
 def test_a_changed_seed_does_not_read_the_old_history(

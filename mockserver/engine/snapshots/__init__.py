@@ -9,10 +9,7 @@ restored any number of times. The same state gives the same bytes.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +17,7 @@ import orjson
 
 from mockserver.core.clock import format_ts
 from mockserver.core.errors import NotFound, SnapshotError, ValidationError
+from mockserver.core.memory import collector_paused
 
 # `file` and `state` (and through them every record of the format, the scenario loader and
 # YAML) are imported by the functions that save or restore: a sandbox that never takes a
@@ -79,7 +77,7 @@ def take(sandbox: Sandbox, name: str) -> Snapshot:
     from mockserver.engine.snapshots import file, state
 
     created_at = sandbox.store.now()
-    with _collector_paused():
+    with collector_paused():
         data = file.write(sandbox, created_at, state.capture(sandbox))
     snapshot = sandbox.snapshots.named[name] = Snapshot(name, created_at, data)
     return snapshot
@@ -91,7 +89,7 @@ def put_back(sandbox: Sandbox, snapshot: Snapshot) -> None:
     worked out again."""
     from mockserver.engine.snapshots import file, state
 
-    with _collector_paused():
+    with collector_paused():
         parsed = file.parse(sandbox, snapshot.data, verified=True)
         state.apply(sandbox, _read(sandbox, parsed))
 
@@ -102,7 +100,7 @@ def add_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
     gzipped file is kept as its JSON."""
     from mockserver.engine.snapshots import file
 
-    with _collector_paused():
+    with collector_paused():
         parsed = file.parse(sandbox, data)
         _read(sandbox, parsed)
     if data.startswith(b"\x1f\x8b"):
@@ -113,8 +111,8 @@ def add_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
 
 
 def _read(sandbox: Sandbox, parsed: dict[str, Any]) -> dict[str, Any]:
+    from mockserver.core.kinds import Invalid
     from mockserver.engine.snapshots import file, state
-    from mockserver.engine.snapshots.kinds import Invalid
 
     try:
         return state.read(sandbox, parsed["state"])
@@ -133,7 +131,7 @@ def checkpoint(sandbox: Sandbox) -> bytes:
     named = [
         {"name": s.name, "file": orjson.Fragment(s.data)} for s in sandbox.snapshots.named.values()
     ]
-    with _collector_paused():
+    with collector_paused():
         captured = state.capture(sandbox)
     return file.write(sandbox, sandbox.store.now(), captured, snapshots=named)
 
@@ -143,7 +141,7 @@ def load_checkpoint(sandbox: Sandbox, data: bytes) -> None:
     snapshots in it are checked to be this server's; each is read in full when restored."""
     from mockserver.engine.snapshots import file, state
 
-    with _collector_paused():
+    with collector_paused():
         parsed = file.parse(sandbox, data, checkpoint=True)
         read = _read(sandbox, parsed)
     named: dict[str, Snapshot] = {}
@@ -164,16 +162,3 @@ def load_checkpoint(sandbox: Sandbox, data: bytes) -> None:
 def listing(sandbox: Sandbox) -> list[Snapshot]:
     """The named snapshots, oldest saved first."""
     return list(sandbox.snapshots.named.values())
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a snapshot is written or read: thousands of new
-    objects would set off collections of a large heap, in vain."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

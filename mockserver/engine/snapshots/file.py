@@ -30,7 +30,7 @@ import orjson
 
 import mockserver
 from mockserver.core.errors import SnapshotError
-from mockserver.engine.snapshots.kinds import Invalid
+from mockserver.core.kinds import Invalid
 
 if TYPE_CHECKING:
     from mockserver.engine.sandbox import Sandbox

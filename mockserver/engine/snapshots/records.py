@@ -18,23 +18,12 @@ from typing import Any
 
 from mockserver.core.clock import _FIRST_SECOND, _LAST_SECOND
 from mockserver.core.ids import IdFactory
+from mockserver.core.kinds import Int, Invalid, Kind, Later, ListOf, Num, Opt, Reader, Str, Writer
 from mockserver.domain.models import (
     ENVIRONMENTS,
     REGIONS,
 )
-from mockserver.engine.snapshots.kinds import (
-    SPECS,
-    Int,
-    Invalid,
-    Kind,
-    Later,
-    ListOf,
-    Num,
-    Opt,
-    Reader,
-    Str,
-    Writer,
-)
+from mockserver.engine.snapshots.kinds import SPECS
 
 Make = Callable[[Reader, dict[str, Any]], Any]
 Get = Callable[[Any], dict[str, Any]]

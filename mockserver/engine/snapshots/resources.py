@@ -8,6 +8,19 @@ from __future__ import annotations
 from typing import Any
 
 from mockserver.audit.event import AuditEvent
+from mockserver.core.kinds import (
+    Bool,
+    Bytes,
+    DictOf,
+    Int,
+    Invalid,
+    Json,
+    ListOf,
+    Opt,
+    Reader,
+    Str,
+    Tuple,
+)
 from mockserver.domain.models import (
     DECISIONS,
     DOCUMENT_STATUSES,
@@ -25,20 +38,7 @@ from mockserver.domain.models import (
     WorkflowStep,
 )
 from mockserver.domain.oauth import AccessToken, AuthorizationCode
-from mockserver.engine.snapshots.kinds import (
-    Bool,
-    Bytes,
-    DictOf,
-    Int,
-    Invalid,
-    Json,
-    ListOf,
-    Opt,
-    Reader,
-    Rec,
-    Str,
-    Tuple,
-)
+from mockserver.engine.snapshots.kinds import Rec
 from mockserver.engine.snapshots.records import (
     COUNT,
     ENVIRONMENT,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mockserver.core.errors import ScenarioError
-from mockserver.engine.snapshots.kinds import (
+from mockserver.core.kinds import (
     Bool,
     DictOf,
     Int,
@@ -26,7 +26,7 @@ from mockserver.engine.snapshots.kinds import (
     Str,
     Writer,
 )
-from mockserver.engine.snapshots.kinds import Tuple as Fixed
+from mockserver.core.kinds import Tuple as Fixed
 from mockserver.scenarios.loader import load_scenario_text
 from mockserver.scenarios.model import Scenario
 

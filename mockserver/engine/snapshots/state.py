@@ -16,13 +16,7 @@ from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any
 
 from mockserver.core.errors import ApiError
-from mockserver.domain.accounts import account_with
-from mockserver.domain.models import Account
-from mockserver.engine.accounts.spec import parse_spec
-
-# The modules that declare the records a file may hold (importing them registers them).
-from mockserver.engine.snapshots import resources, worlds  # noqa: F401
-from mockserver.engine.snapshots.kinds import (
+from mockserver.core.kinds import (
     MAX_INT,
     DictOf,
     Invalid,
@@ -33,11 +27,17 @@ from mockserver.engine.snapshots.kinds import (
     Obj,
     Opt,
     Reader,
-    Rec,
     Str,
     Tuple,
     Writer,
 )
+from mockserver.domain.accounts import account_with
+from mockserver.domain.models import Account
+from mockserver.engine.accounts.spec import parse_spec
+
+# The modules that declare the records a file may hold (importing them registers them).
+from mockserver.engine.snapshots import resources, worlds  # noqa: F401
+from mockserver.engine.snapshots.kinds import Rec
 from mockserver.engine.snapshots.records import COUNT, ENVIRONMENT, STREAM, TEXT
 from mockserver.engine.snapshots.timers import Timers
 from mockserver.engine.snapshots.traffic import ANONYMOUS, WINDOWS

@@ -7,20 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from mockserver.core.kinds import Bool, Bytes, Invalid, Kind, Later, ListOf, Reader, Writer
 from mockserver.core.scheduler import Timer
 from mockserver.domain.audit_exports import Completion
 from mockserver.domain.documents import LockTimer
-from mockserver.engine.snapshots.kinds import (
-    Bool,
-    Bytes,
-    Invalid,
-    Kind,
-    Later,
-    ListOf,
-    Reader,
-    Rec,
-    Writer,
-)
+from mockserver.engine.snapshots.kinds import Rec
 from mockserver.engine.snapshots.records import (
     COUNT,
     REGION,

@@ -7,10 +7,7 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from typing import Any
 
-from mockserver.domain.idempotency import Record
-from mockserver.engine.journal import Entry
-from mockserver.engine.snapshots.kinds import (
-    SPECS,
+from mockserver.core.kinds import (
     Bool,
     Bytes,
     DictOf,
@@ -22,11 +19,13 @@ from mockserver.engine.snapshots.kinds import (
     ListOf,
     Opt,
     Reader,
-    Rec,
     Str,
     Tuple,
     Writer,
 )
+from mockserver.domain.idempotency import Record
+from mockserver.engine.journal import Entry
+from mockserver.engine.snapshots.kinds import SPECS, Rec
 from mockserver.engine.snapshots.records import (
     COUNT,
     ENVIRONMENT,

@@ -19,20 +19,11 @@ from collections.abc import Callable
 from typing import Any
 
 from mockserver.audit.chain import EMPTY_LOG, AuditChain
+from mockserver.core.kinds import Bool, Bytes, DictOf, Invalid, Kind, ListOf, Reader, Writer
 from mockserver.core.sharded import ShardedDict
 from mockserver.domain.models import REGIONS, Document, Vault, Workflow
 from mockserver.domain.store import RegionData, World, _swap
-from mockserver.engine.snapshots.kinds import (
-    Bool,
-    Bytes,
-    DictOf,
-    Invalid,
-    Kind,
-    ListOf,
-    Reader,
-    Rec,
-    Writer,
-)
+from mockserver.engine.snapshots.kinds import Rec
 from mockserver.engine.snapshots.records import (
     COUNT,
     ENVIRONMENT,

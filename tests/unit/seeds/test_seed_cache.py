@@ -86,7 +86,9 @@ def test_an_invalid_seed_is_reported_and_not_cached(big_seed_cache: Path, tmp_pa
     assert not big_seed_cache.exists() or not list(big_seed_cache.iterdir())
 
 
-@pytest.mark.parametrize("content", [b"", b"not a pickle", b"\x80\x05K\x01."])
+@pytest.mark.parametrize(
+    "content", [b"", b"not json", b"\x80\x05K\x01."], ids=["empty", "garbage", "a pickle"]
+)
 def test_a_broken_entry_is_ignored_and_rewritten(
     big_seed_cache: Path, tmp_path: Path, content: bytes
 ) -> None:
@@ -142,12 +144,11 @@ def test_only_the_newest_entries_are_kept(
     assert sorted(p.name for p in big_seed_cache.iterdir()) == sorted(names[1:])
 
 
-def test_a_seed_stored_in_many_chunks_reads_back_equal(
+def test_a_seed_read_back_keeps_every_list_in_its_order(
     big_seed_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Vaults, documents and workflows are pickled in chunks (see seed_cache.CHUNK): with
-    chunks of 3 every list of the shipped seed spans several, in order."""
-    monkeypatch.setattr(seed_cache, "CHUNK", 3)
+    """Vaults, documents and workflows are written a column per field (see
+    seeds/cache_entries.py): each list reads back whole, in order."""
     path = seed_copy(tmp_path)
     parsed = seeds.load_seed(path)
     no_parsing(monkeypatch)
@@ -155,6 +156,8 @@ def test_a_seed_stored_in_many_chunks_reads_back_equal(
     assert cached == parsed
     for key, env in parsed.environments.items():
         assert [d.id for d in cached.environments[key].documents] == [d.id for d in env.documents]
+        assert cached.environments[key].workflows == env.workflows
+        assert cached.environments[key].vaults == env.vaults
 
 
 def test_webhook_endpoints_are_cached_too(
