@@ -18,7 +18,8 @@ from array import array
 from operator import attrgetter
 from typing import Any
 
-from mockserver.core.kinds import Invalid, Kind, Obj, Reader, Writer, column_at
+from mockserver.core.containers import Obj
+from mockserver.core.kinds import Invalid, Kind, Reader, Writer, column_at
 
 
 class Record(Obj):

@@ -57,6 +57,7 @@ _MODULES = (
     "seeds/cache_entries.py",
     "core/columns.py",
     "core/kinds.py",
+    "core/containers.py",
     "core/clock.py",
     "core/config.py",
     "core/errors.py",

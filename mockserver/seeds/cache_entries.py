@@ -22,22 +22,8 @@ from typing import Any, TypeAlias
 
 from mockserver.audit.log import ID_WIDTH
 from mockserver.core.columns import Columns, Packed, Record, Shared
-from mockserver.core.kinds import (
-    MAX_INT,
-    Bool,
-    DictOf,
-    Int,
-    Invalid,
-    Kind,
-    ListOf,
-    Obj,
-    Opt,
-    Reader,
-    Str,
-    Tuple,
-    Writer,
-    column_at,
-)
+from mockserver.core.containers import DictOf, ListOf, Obj, Opt, Tuple
+from mockserver.core.kinds import MAX_INT, Bool, Int, Invalid, Kind, Reader, Str, Writer, column_at
 from mockserver.domain.models import (
     DECISIONS,
     DOCUMENT_STATUSES,

@@ -1,6 +1,6 @@
 """The records of a snapshot file: `Rec`, a record of the registry (`records`) known by a tag,
-and the registry itself (`SPECS`). Every other kind of value is plain data (`core.kinds`). A
-record's tag is checked against the few tags its place allows.
+and the registry itself (`SPECS`). Every other kind of value is plain data (`core.kinds`,
+`core.containers`). A record's tag is checked against the few tags its place allows.
 
 Shared records (one object in several places: a document in three indexes, a delivery in its
 queue and in the journal) are written in full once, with `"$id": n`, and as `{"$ref": n}`

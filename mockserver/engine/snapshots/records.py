@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from mockserver.core.clock import _FIRST_SECOND, _LAST_SECOND
+from mockserver.core.containers import Later, ListOf, Opt
 from mockserver.core.ids import IdFactory
-from mockserver.core.kinds import Int, Invalid, Kind, Later, ListOf, Num, Opt, Reader, Str, Writer
+from mockserver.core.kinds import Int, Invalid, Kind, Num, Reader, Str, Writer
 from mockserver.domain.models import (
     ENVIRONMENTS,
     REGIONS,

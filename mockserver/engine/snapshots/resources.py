@@ -8,19 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from mockserver.audit.event import AuditEvent
-from mockserver.core.kinds import (
-    Bool,
-    Bytes,
-    DictOf,
-    Int,
-    Invalid,
-    Json,
-    ListOf,
-    Opt,
-    Reader,
-    Str,
-    Tuple,
-)
+from mockserver.core.containers import DictOf, ListOf, Opt, Tuple
+from mockserver.core.kinds import Bool, Bytes, Int, Invalid, Json, Reader, Str
 from mockserver.domain.models import (
     DECISIONS,
     DOCUMENT_STATUSES,

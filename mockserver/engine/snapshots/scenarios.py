@@ -12,21 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mockserver.core.containers import DictOf, ListOf, Obj, Opt
+from mockserver.core.containers import Tuple as Fixed
 from mockserver.core.errors import ScenarioError
-from mockserver.core.kinds import (
-    Bool,
-    DictOf,
-    Int,
-    Invalid,
-    Kind,
-    ListOf,
-    Obj,
-    Opt,
-    Reader,
-    Str,
-    Writer,
-)
-from mockserver.core.kinds import Tuple as Fixed
+from mockserver.core.kinds import Bool, Int, Invalid, Kind, Reader, Str, Writer
 from mockserver.scenarios.loader import load_scenario_text
 from mockserver.scenarios.model import Scenario
 

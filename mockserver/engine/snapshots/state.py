@@ -15,22 +15,9 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any
 
+from mockserver.core.containers import DictOf, ListOf, Obj, Opt, Tuple
 from mockserver.core.errors import ApiError
-from mockserver.core.kinds import (
-    MAX_INT,
-    DictOf,
-    Invalid,
-    Json,
-    Kind,
-    ListOf,
-    Num,
-    Obj,
-    Opt,
-    Reader,
-    Str,
-    Tuple,
-    Writer,
-)
+from mockserver.core.kinds import MAX_INT, Invalid, Json, Kind, Num, Reader, Str, Writer
 from mockserver.domain.accounts import account_with
 from mockserver.domain.models import Account
 from mockserver.engine.accounts.spec import parse_spec

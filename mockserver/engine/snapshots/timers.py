@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mockserver.core.kinds import Bool, Bytes, Invalid, Kind, Later, ListOf, Reader, Writer
+from mockserver.core.containers import Later, ListOf
+from mockserver.core.kinds import Bool, Bytes, Invalid, Kind, Reader, Writer
 from mockserver.core.scheduler import Timer
 from mockserver.domain.audit_exports import Completion
 from mockserver.domain.documents import LockTimer

@@ -7,22 +7,8 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from typing import Any
 
-from mockserver.core.kinds import (
-    Bool,
-    Bytes,
-    DictOf,
-    Int,
-    Invalid,
-    Json,
-    Kind,
-    Later,
-    ListOf,
-    Opt,
-    Reader,
-    Str,
-    Tuple,
-    Writer,
-)
+from mockserver.core.containers import DictOf, Later, ListOf, Opt, Tuple
+from mockserver.core.kinds import Bool, Bytes, Int, Invalid, Json, Kind, Reader, Str, Writer
 from mockserver.domain.idempotency import Record
 from mockserver.engine.journal import Entry
 from mockserver.engine.snapshots.kinds import SPECS, Rec

@@ -19,7 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 from mockserver.audit.chain import EMPTY_LOG, AuditChain
-from mockserver.core.kinds import Bool, Bytes, DictOf, Invalid, Kind, ListOf, Reader, Writer
+from mockserver.core.containers import DictOf, ListOf
+from mockserver.core.kinds import Bool, Bytes, Invalid, Kind, Reader, Writer
 from mockserver.core.sharded import ShardedDict
 from mockserver.domain.models import REGIONS, Document, Vault, Workflow
 from mockserver.domain.store import RegionData, World, _swap
