@@ -1,5 +1,6 @@
 """The bare reference: Starlette + uvicorn with the same server options as `mockserver run`
-(uvloop, httptools, no access log, no `Date` from uvicorn), doing nothing but the HTTP work.
+(uvloop, httptools, no access log, no `Date` from uvicorn, no proxy headers), doing nothing but
+the HTTP work.
 
 It serves the benchmarked routes with pre-encoded bodies of the same shape and about the same
 size as the mock's (a document, a page of 20 summaries, a create answer), and a POST parses its
@@ -126,6 +127,7 @@ def main() -> None:
         log_level="warning",
         access_log=False,
         date_header=False,  # as `mockserver run`, whose app sends `Date` itself
+        proxy_headers=False,  # as `mockserver run`, which answers the peer it is connected to
     )
 
 

@@ -76,6 +76,24 @@ def test_reset_is_a_transport_error_and_nothing_is_created(
     assert client.get("/v1/whoami").status_code == 200  # the next request is answered
 
 
+def test_forwarded_headers_do_not_hide_the_connection_a_fault_breaks(
+    client: httpx.Client,
+) -> None:
+    """The server answers the peer it is connected to: a loopback client's `X-Forwarded-For`
+    does not become its address (uvicorn's proxy headers are off), so the connection is found
+    and reset, rather than the request answered 500."""
+    forwarded = {"x-forwarded-for": "203.0.113.9", "x-forwarded-proto": "https"}
+    with pytest.raises(httpx.ReadError):
+        create_doc(client, "never", **{"x-fault": "reset", **forwarded})
+    assert last_entry(client, "/v1/documents")["fault"] == "reset"
+    assert "never" not in titles(client)
+    with client.stream("GET", "/v1/documents", headers={"x-fault": "truncate", **forwarded}) as r:
+        assert r.status_code == 200
+        with pytest.raises(httpx.RemoteProtocolError):
+            r.read()
+    assert last_entry(client, "/v1/documents")["fault"] == "truncate"
+
+
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_truncate_sends_the_status_and_fails_reading_the_body(
     client: httpx.Client, encoding: str
