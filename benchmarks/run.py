@@ -407,6 +407,10 @@ class Run:
                     "ours first audit read, cache off",
                     lambda: self.put("history.big.cold", OURS, figures.first_audit_read(server)),
                 )
+            # The seeded history cached, as the first warm start caches the seed: the timed
+            # first audit read below then reads it back, whatever an earlier run left.
+            with running(self.start(OURS, ours_command(seed))()) as primed:
+                figures.first_audit_read(primed)
         times = self.options.startups if self.wants("startup") else 1
         starts = {OURS: self.start(OURS, ours_command(seed))}
         results = figures.startups(starts, times, self.options.startup_budget)
