@@ -39,8 +39,9 @@ def release_free_memory() -> bool:
 
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a file is written or read: the many new
-    objects, none of them in a cycle, would set off collections of a large heap, in vain."""
+    """The cyclic garbage collector off while a big build, or a file's writing or reading,
+    makes objects by the million, none of them in a cycle: they would set off collections of
+    a large heap, in vain."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -195,13 +195,8 @@ class SeededHistory:
     def log(self, region: str) -> SeededLog:
         """The seeded part of `region`'s chain (synthesizing the whole history once)."""
         if self._logs is None:
-            enabled = gc.isenabled()
-            gc.disable()  # a few million short-lived containers, and no cycles among them
-            try:
+            with memory.collector_paused():  # a few million short-lived containers
                 self._logs = self._cached() or self._build()
-            finally:
-                if enabled:
-                    gc.enable()
             if sum(len(log) for log in self._logs.values()) >= COLLECT_AFTER:
                 # The scratch of the build (or of reading the cache) is freed, but malloc
                 # keeps the pages under the survivors until asked to give them back.

@@ -10,10 +10,10 @@ validated; on a hit, neither YAML nor the parser and the builder are imported.
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 from mockserver.core.errors import SeedError
+from mockserver.core.memory import collector_paused
 from mockserver.domain.models import SeedData
 from mockserver.seeds import cache as seed_cache
 from mockserver.seeds.source_text import read_source
@@ -42,9 +42,7 @@ def load_seed_text(text: str, source: str) -> SeedData:
     from mockserver.seeds.parser import parse
     from mockserver.seeds.validation import Invalid
 
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # millions of new acyclic objects: each collection would rescan them in vain
-    try:
+    with collector_paused():  # millions of new acyclic objects
         parsed = parse(text, source)
         if parsed.value is None:
             raise SeedError(source, 1, "seed file is empty")
@@ -59,6 +57,3 @@ def load_seed_text(text: str, source: str) -> SeedData:
             ]
             problems.sort(key=lambda problem: problem.line)  # stable: walk order on a line
             raise SeedError.every(problems) from None
-    finally:
-        if gc_was_enabled:
-            gc.enable()
