@@ -269,16 +269,9 @@ class HttpsOnlyProtocol(asyncio.Protocol):
             self._timer = None
 
 
-def https_only(context: ssl.SSLContext, inner: ProtocolFactory | None = None) -> dict[str, Any]:
-    """uvicorn options (`http=`, `loop=`) for a server that speaks only HTTPS with `context`.
-
-    `inner` is the HTTP protocol that serves TLS connections; by default uvicorn's own choice
-    (httptools if installed, else h11).
-    """
-    if inner is None:
-        from uvicorn.protocols.http.auto import AutoHTTPProtocol
-
-        inner = AutoHTTPProtocol
+def https_only(context: ssl.SSLContext, inner: ProtocolFactory) -> dict[str, Any]:
+    """uvicorn options (`http=`, `loop=`) for a server that speaks only HTTPS with `context`;
+    `inner` is the HTTP protocol that serves TLS connections (`server.protocol_options`)."""
 
     class BoundHttpsOnlyProtocol(HttpsOnlyProtocol):
         pass

@@ -12,6 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 import uvicorn
+
+# uvicorn's own HTTP protocol (httptools, else h11), which the slow-client guard subclasses: the
+# one name of its internals the mock uses. It is behaviour the mock must have, not a speed
+# trick, and no public hook of uvicorn bounds a request head's time and size; tests/serving
+# pins what the guard reads of it.
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from mockserver.serving.asgi import ASGIApp

@@ -22,7 +22,8 @@ import uvicorn
 from starlette.applications import Starlette
 
 from mockserver.serving.certs import CERT_NAMES, make_test_certs
-from mockserver.serving.https_only import REFUSAL, HttpsOnlyProtocol, https_only
+from mockserver.serving.https_only import REFUSAL, HttpsOnlyProtocol
+from mockserver.serving.server import protocol_options
 from mockserver.testing.live import LiveServer
 from tests.support.api import assert_envelope
 from tests.support.cli import MOCKSERVER, free_port
@@ -207,7 +208,7 @@ def test_on_uvloop_plain_http_is_still_refused_and_tls_fails_loudly(
     is why https_only() picks the asyncio loop; on uvloop nothing hangs or crashes anyway."""
     pytest.importorskip("uvloop")
     files = make_test_certs(tmp_path)
-    options = {**https_only(files.server_context()), "loop": "uvloop"}
+    options = {**protocol_options(files), "loop": "uvloop"}
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
