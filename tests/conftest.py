@@ -66,13 +66,18 @@ def both(request: pytest.FixtureRequest) -> httpx.Client:
 
 
 @pytest.fixture
-def big_seed_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty seed cache home in which every seed counts as big (`MIN_BYTES` 0); returns
-    the mockserver directory inside it."""
+def seed_cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty seed cache home, the cache on; returns the mockserver directory inside it."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.delenv("MOCKSERVER_SEED_CACHE", raising=False)
-    monkeypatch.setattr(seed_cache, "MIN_BYTES", 0)
     return tmp_path / "xdg" / "mockserver"
+
+
+@pytest.fixture
+def big_seed_cache(seed_cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`seed_cache_home` in which every seed counts as big (`MIN_BYTES` 0)."""
+    monkeypatch.setattr(seed_cache, "MIN_BYTES", 0)
+    return seed_cache_home
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -187,14 +187,12 @@ accounts:
 
 
 def test_the_default_seed_is_kept_apart_and_without_its_histories(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    seed_cache_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.delenv("MOCKSERVER_SEED_CACHE", raising=False)
     path = default_seed_path()
     parsed = seeds.load_seed_text(path.read_text(encoding="utf-8"), str(path))
     stored = seeds.load_seed(path)
-    (entry,) = (tmp_path / "xdg" / "mockserver").iterdir()
+    (entry,) = seed_cache_home.iterdir()
     assert entry.name.startswith("default-")  # pruned apart from big seeds' entries
     no_parsing(monkeypatch)
     cached = seeds.load_seed(path)

@@ -111,13 +111,9 @@ def test_a_damaged_entry_is_a_miss_and_is_rewritten(
     )
 
 
-def test_a_damaged_default_seed_entry_is_a_miss(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.delenv("MOCKSERVER_SEED_CACHE", raising=False)
+def test_a_damaged_default_seed_entry_is_a_miss(seed_cache_home: Path) -> None:
     expected = served()
-    (entry,) = (tmp_path / "xdg" / "mockserver").glob("default-*")
+    (entry,) = seed_cache_home.glob("default-*")
     entry.write_bytes(entry.read_bytes()[:-100])
     assert served() == expected
     assert orjson.loads(entry.read_bytes())["format"] == seed_cache.FORMAT
