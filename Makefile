@@ -211,9 +211,23 @@ $(CBENCH): $(CSTAMP)
 	$(CBIN)/python -m pip install --quiet "$$(cat $(WHEEL))[test,bench]"
 	touch $@
 
-bench: $(CBENCH) wrk valgrind compiled-copy
+# The one-test loop's venv (benchmarks/test_loop.py): the package installed from the sources as
+# `pip install .` gives it to a user (not editable: pytest rewrites the modules of an installed
+# plugin's distribution as it imports them, not those of an editable install) and pytest, and
+# nothing else (another pytest plugin would import httpx or anyio in the run with no fixture).
+# Made once; the package is installed again when the sources change.
+LVENV  := .venv-loop
+LSTAMP := $(LVENV)/.installed
+
+$(LSTAMP): $(PACKAGE)
+	test -x $(LVENV)/bin/python || $(PYTHON) -m venv $(LVENV)
+	$(LVENV)/bin/python -m pip install --quiet . 'pytest>=8.0'
+	$(LVENV)/bin/python -m pip install --quiet --no-deps --force-reinstall .
+	touch $@
+
+bench: $(CBENCH) $(LSTAMP) wrk valgrind compiled-copy
 	cd $(COPY) && $(CURDIR)/$(CBIN)/python -m benchmarks --out $(CURDIR)/benchmarks/latest.json \
-		--pure-sources $(CURDIR)
+		--pure-sources $(CURDIR) --loop-python $(CURDIR)/$(LVENV)/bin/python
 
 bench-soak: $(CSTAMP) wrk compiled-copy
 	cd $(COPY) && $(CURDIR)/$(CBIN)/python -m benchmarks --only soak --soak 300 \
@@ -250,6 +264,6 @@ screenshots: $(DEV) browser
 # Extension modules beside the sources are left by a compiled build made in place (see
 # docs/development/compiled-build.md); they would shadow the sources.
 clean:
-	rm -rf $(VENV) $(CVENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(CVENV) $(LVENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
 	find mockserver -name '*.so' -delete
 	rm -f ./*__mypyc.*.so

@@ -43,6 +43,12 @@ def _parser() -> argparse.ArgumentParser:
         help="a checkout whose mockserver/ sources a second server runs as Python, to measure "
         "the pure-Python request path beside the installed (compiled) one",
     )
+    parser.add_argument(
+        "--loop-python",
+        type=Path,
+        help="the interpreter of a venv holding only the package and pytest, for the one-test "
+        "pytest loop (make bench gives .venv-loop's)",
+    )
     return parser
 
 
@@ -65,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         groups=groups,
         run_id=str(os.getpid()),
         pure_sources=args.pure_sources,
+        loop_python=args.loop_python,
     )
     if args.quick:
         options.seconds, options.rounds, options.warmup, options.page_seconds = 2.0, 1, 0.5, 1.0

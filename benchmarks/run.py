@@ -92,6 +92,9 @@ class Options:
     # A checkout whose mockserver/ sources a second server of ours imports first (PYTHONPATH),
     # to measure the pure-Python request path beside the compiled one; None: not measured.
     pure_sources: Path | None = None
+    # The interpreter of a venv holding only the package (installed from the sources) and
+    # pytest, for the one-test loop; None: this one, on `pure_sources`.
+    loop_python: Path | None = None
     log: Callable[[str], None] = field(default=_log)
 
 
@@ -814,14 +817,20 @@ class Run:
 
     def loop(self) -> None:
         """What a one-test pytest run costs with each fixture over one with none, each run a
-        fresh process (benchmarks/test_loop.py), on the sources of `pure_sources`: the package
-        as `pip install` from source runs it. Without them, on the installed package."""
+        fresh process (benchmarks/test_loop.py): on `loop_python`, whose venv holds only the
+        package as `pip install` from source gives it and pytest; without it, on this
+        interpreter and the sources of `pure_sources` (or the installed package)."""
         o = self.options
-        loop = test_loop.measure(o.loop_rounds, o.pure_sources)
+        if o.loop_python is not None:
+            loop = test_loop.measure(o.loop_rounds, python=str(o.loop_python))
+        else:
+            loop = test_loop.measure(o.loop_rounds, o.pure_sources)
         runs = loop.by_suite()
         self.report.details["loop"] = {name: vars(run) for name, run in runs.items()}
         note = f"CPU {loop.bare.cpu_ms:.0f} ms"
-        if o.pure_sources is None:
+        if o.loop_python is not None:
+            note += "; a venv of the package and pytest only"
+        elif o.pure_sources is None:
             note += "; the installed package, not the sources"
         self.put("loop.bare", OURS, loop.bare.wall_ms, note)
         for name in ("mock_client", "mock_server"):

@@ -5,7 +5,8 @@ that uses `mock_client` and makes one `GET /v1/documents/doc_mock_draft`, and a 
 `mock_server` and makes the same GET over its socket (through `mock_server.client()`, as the
 guides show). Each is run as `python -m pytest -q -p no:cacheprovider FILE` in a fresh process,
 bytecode cached (each suite runs once unmeasured first, and the environment drops
-`PYTHONDONTWRITEBYTECODE`), the suites alternating over `rounds` rounds so that a burst of load
+`PYTHONDONTWRITEBYTECODE`), by the interpreter `python` (this one unless given), the suites
+alternating over `rounds` rounds so that a burst of load
 lands on every suite alike. The wall-clock time of each whole process counts, from spawning it
 to its exit; the median of each suite's rounds is reported, and what each fixture's suite costs
 over the suite with no fixture. The process's CPU time (user and system, all its threads) is
@@ -13,10 +14,14 @@ reported beside it: on a shared machine it moves less than wall-clock time, but 
 waits (a server thread's shutdown). With `--sources`, the mockserver of that checkout runs
 (first on `PYTHONPATH`): the pure-Python package that `pip install` from source gives. Given
 more than once, every checkout runs in the same alternating rounds (to compare two versions);
-a value may list several folders (`A:B`), all put first on `PYTHONPATH`. A benchmark, not a
+a value may list several folders (`A:B`), all put first on `PYTHONPATH`. With `--python`, the
+suites run on that interpreter: `make bench` gives the one of `.venv-loop`, a venv holding only
+the package installed from the sources and pytest, as `pip install` gives a user (other pytest
+plugins would import httpx or anyio in the run with no fixture, and pytest rewrites the modules
+of an installed plugin's distribution, not those of an editable install). A benchmark, not a
 test: nothing asserts a time.
 
-    python -m benchmarks.test_loop [--rounds 11] [--sources PATH ...]
+    python -m benchmarks.test_loop [--rounds 11] [--python PATH] [--sources PATH ...]
 """
 
 from __future__ import annotations
@@ -76,14 +81,16 @@ class Loop:
         return {"bare": self.bare, "mock_client": self.mock_client, "mock_server": self.mock_server}
 
 
-def run_once(folder: Path, name: str, sources: str | None = None) -> tuple[float, float]:
-    """Wall-clock and CPU seconds of one fresh pytest process running the suite `name`, with
-    the folders of `sources` (separated by os.pathsep) first on its PYTHONPATH."""
+def run_once(
+    folder: Path, name: str, sources: str | None = None, python: str = sys.executable
+) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of one fresh pytest process of `python` running the suite
+    `name`, with the folders of `sources` (separated by os.pathsep) first on its PYTHONPATH."""
     extra = {}
     if sources is not None:
         folders = [str(Path(part).resolve()) for part in sources.split(os.pathsep)]
         extra["PYTHONPATH"] = os.pathsep.join(folders)
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"test_{name}.py"]
+    command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"test_{name}.py"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(
@@ -106,10 +113,11 @@ def run_once(folder: Path, name: str, sources: str | None = None) -> tuple[float
     return seconds, cpu
 
 
-def compare(rounds: int, trees: Sequence[str | None]) -> list[Loop]:
-    """The suites on each of `trees` (`sources` of `run_once`; None: the installed package):
-    each suite once to warm (bytecode), then `rounds` rounds alternating suites and trees;
-    the medians of each tree's runs, in ms."""
+def compare(rounds: int, trees: Sequence[str | None], python: str = sys.executable) -> list[Loop]:
+    """The suites on each of `trees` (`sources` of `run_once`; None: the package installed
+    for `python`): each suite once to warm (bytecode), then `rounds` rounds alternating suites
+    and trees; the medians of each tree's runs, in ms."""
+    python = os.path.abspath(python)  # the suites run elsewhere; a venv's link stays a link
     runs = [(tree, name) for tree in range(len(trees)) for name in SUITES]
     times: dict[tuple[int, str], list[tuple[float, float]]] = {run: [] for run in runs}
     with tempfile.TemporaryDirectory(prefix="mockserver-loop-bench-") as tmp:
@@ -117,10 +125,10 @@ def compare(rounds: int, trees: Sequence[str | None]) -> list[Loop]:
         for name, body in SUITES.items():
             (folder / f"test_{name}.py").write_text(body)
         for tree, name in runs:
-            run_once(folder, name, trees[tree])
+            run_once(folder, name, trees[tree], python)
         for number in range(rounds):
             for tree, name in runs if number % 2 == 0 else runs[::-1]:
-                times[tree, name].append(run_once(folder, name, trees[tree]))
+                times[tree, name].append(run_once(folder, name, trees[tree], python))
     loops = []
     for tree in range(len(trees)):
         medians = {
@@ -134,9 +142,10 @@ def compare(rounds: int, trees: Sequence[str | None]) -> list[Loop]:
     return loops
 
 
-def measure(rounds: int = 11, sources: Path | None = None) -> Loop:
-    """The suites on the checkout `sources` (None: the installed package), as `compare`."""
-    (loop,) = compare(rounds, [None if sources is None else str(sources)])
+def measure(rounds: int = 11, sources: Path | None = None, python: str = sys.executable) -> Loop:
+    """The suites on the checkout `sources` (None: the package installed for `python`), as
+    `compare`."""
+    (loop,) = compare(rounds, [None if sources is None else str(sources)], python)
     return loop
 
 
@@ -144,16 +153,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument(
+        "--python", default=sys.executable, help="the interpreter whose pytest runs the suites"
+    )
+    parser.add_argument(
         "--sources",
         action="append",
         help="a checkout whose mockserver/ runs (first on PYTHONPATH); again to compare",
     )
     args = parser.parse_args()
     trees: list[str | None] = args.sources or [None]
-    loops = compare(args.rounds, trees)
+    loops = compare(args.rounds, trees, args.python)
     print(f"one-test pytest runs, medians of {args.rounds} fresh processes each, in ms")
     for tree, loop in zip(trees, loops, strict=True):
-        print(f"\n{tree or 'the installed package'}\n")
+        print(f"\n{tree or 'the package installed for ' + args.python}\n")
         print("| suite | wall-clock | over no fixture | CPU | over no fixture |")
         print("|---|---|---|---|---|")
         for name, run in loop.by_suite().items():

@@ -20,8 +20,9 @@ hundred thousand documents. Three settings keep collections short, and none keep
 Nothing made after start-up is frozen: the webhook journal, a scenario's classes and a
 restored snapshot's leftovers hold reference cycles, and the collector must be free to reclaim
 them (`make bench-memory` soaks a server doing that work; tests/serving/test_memory_soak.py is
-its short version). Only the serving process is tuned: tests and code embedding `create_app`
-keep their interpreter's settings.
+its short version). Only the serving process is tuned: code embedding `create_app` keeps its
+interpreter's settings. (The pytest plugin freezes the session's mock for the session only:
+testing/session_heap.py.)
 """
 
 from __future__ import annotations

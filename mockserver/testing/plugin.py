@@ -22,6 +22,10 @@ Both fixtures assert what the client sent (`assert_requested`, `assert_not_reque
 
 Errors raised inside the server while a test runs fail that test with their traceback.
 
+The session's mock is built with the cyclic collector paused, and what is alive then is frozen
+until the session ends (testing/session_heap.py): the mock's state lives that long, so no
+collection during a test walks it.
+
 Every pytest session of an environment with mockserver installed imports this module, whether
 or not it uses a fixture, so it imports nothing heavy: the app, Starlette, httpx and uvicorn
 are imported by the first fixture that needs them (tests/e2e/test_plugin_import.py keeps it so).
@@ -39,6 +43,7 @@ import pytest
 
 from mockserver import Settings
 from mockserver.testing.controls import Controls
+from mockserver.testing.session_heap import SessionHeap
 
 if TYPE_CHECKING:
     import ssl
@@ -265,8 +270,9 @@ class _SessionMock:
     through one session fixture rather than a chain of them: pytest's cost per fixture is a
     good part of a small test's."""
 
-    def __init__(self, app: Starlette) -> None:
+    def __init__(self, app: Starlette, heap: SessionHeap) -> None:
         self.app = app
+        self.heap = heap
         self.store: Store = app.state.store
         self.control: Control = app.state.control
         self._servers: dict[bool, MockServer] = {}  # by `tls`
@@ -279,7 +285,8 @@ class _SessionMock:
         if handle is None:
             from mockserver.testing.live import LiveServer
 
-            server = LiveServer(self.app, tls=tls).start()
+            with self.heap.building():
+                server = LiveServer(self.app, tls=tls).start()
             handle = self._servers[tls] = MockServer(server)
         return handle
 
@@ -289,7 +296,8 @@ class _SessionMock:
         if self._transport is None:
             from mockserver.testing.inprocess import InProcessTransport
 
-            self._transport = InProcessTransport(self.app)
+            with self.heap.building():
+                self._transport = InProcessTransport(self.app)
         return self._transport
 
     def fresh(self, request: pytest.FixtureRequest) -> None:
@@ -375,6 +383,7 @@ class _SessionMock:
         """Stop the live servers, if `close` has not, and wait until they have."""
         for handle in self._servers.values():
             handle._server.stop()
+        self.heap.thaw()
 
 
 if TYPE_CHECKING:
@@ -393,7 +402,10 @@ def _mock_session(request: pytest.FixtureRequest) -> Iterator[Session]:
             url, token, lambda server: MockServer(server, admin_token=token, shared=True)
         )
     else:
-        mock = _SessionMock(_create_app(request.config))
+        heap = SessionHeap()
+        with heap.building():
+            app = _create_app(request.config)
+        mock = _SessionMock(app, heap)
     request.config.stash[_SESSION] = mock
     # The servers' shutdown goes on while pytest reports, and is waited for at its very end,
     # before the process may exit.
