@@ -80,6 +80,12 @@ ENGINE_LAZY = (
     "mockserver.openapi",
     "mockserver.engine.control_plane.triggers",
     "mockserver.webhooks.resend",
+    "mockserver.engine.control_plane.accounts",
+    "mockserver.engine.control_plane.clock",
+    "mockserver.engine.control_plane.scenarios",
+    "mockserver.engine.control_plane.seed",
+    "mockserver.engine.control_plane.snapshots",
+    "mockserver.engine.control_plane.webhooks",
 )
 
 SESSION = f"""
@@ -123,3 +129,59 @@ def test_a_sandbox_of_the_cached_default_seed_does_not_import_yaml(tmp_path: Pat
         for _ in range(2)  # the first parses the seed and fills the cache, the second reads it
     ]
     assert outputs == [["True"], ["False"]]
+
+
+# A control-plane endpoint's module comes with the first request for one of its endpoints, and
+# the step-condition language with the first workflow step that has a condition.
+FIRST_USE = """
+import asyncio
+import json
+import sys
+from mockserver import Request, Sandbox, Settings
+
+KEY = ("authorization", "Bearer sk_test_mock_full")
+sandbox = Sandbox.build(Settings(clock_mode="frozen"))
+
+
+def loaded(name):
+    return name in sys.modules
+
+
+async def main():
+    seen = [loaded("mockserver.engine.control_plane.clock")]
+    moved = await sandbox.handle(Request("POST", "/_mock/clock/advance", body=b'{"seconds": 5}'))
+    seen.append(moved.status == 200 and loaded("mockserver.engine.control_plane.clock"))
+    seen.append(loaded("mockserver.domain.conditions"))
+    body = {
+        "document_id": "doc_mock_draft",
+        "steps": [{"assignee": "alice@example.com", "condition": "pages > 0"}],
+    }
+    made = await sandbox.handle(
+        Request("POST", "/v1/workflows", headers=[KEY, ("content-type", "application/json")],
+                body=json.dumps(body).encode())
+    )
+    seen.append(made.status)
+    seen.append(loaded("mockserver.domain.conditions"))
+    print(seen)
+
+
+asyncio.run(main())
+"""
+
+
+def test_control_plane_endpoints_and_conditions_are_imported_by_their_first_use(
+    tmp_path: Path,
+) -> None:
+    # Parsing the seed file checks its conditions: the second run reads the seed cache.
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    env.pop("MOCKSERVER_SEED_CACHE", None)
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", FIRST_USE],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+            env=env,
+        )
+    assert done.stdout.strip() == "[False, True, False, 201, True]"

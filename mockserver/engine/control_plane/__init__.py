@@ -10,73 +10,90 @@ what a web page could send (`origin_guard.py`).
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
-from mockserver.engine.control_plane import (
-    accounts,
-    clock,
-    scenarios,
-    seed,
-    snapshots,
-    webhooks,
-)
-from mockserver.engine.control_plane.call import guarded, scoped
+from mockserver.engine.control_plane.call import ControlCall, Endpoint, guarded, scoped
 from mockserver.engine.routing import Route
 
 if TYPE_CHECKING:
+    from mockserver.engine.request import Response
     from mockserver.engine.sandbox import Sandbox
+
+
+def later(module: str, name: str) -> Endpoint:
+    """The endpoint `name` of the control-plane module `module`, imported by the first request
+    for it: a sandbox is built for every pytest session and every `run`, and most never take a
+    control-plane call of a kind."""
+    found: list[Endpoint] = []
+
+    async def endpoint(call: ControlCall) -> Response:
+        if not found:
+            loaded = importlib.import_module(f"mockserver.engine.control_plane.{module}")
+            found.append(getattr(loaded, name))
+        return await found[0](call)
+
+    return endpoint
+
+
+# (methods, path, module, endpoint): every control-plane endpoint, in the order they are matched;
+# each module is imported by the first request for one of its endpoints (`later`).
+SERVER_ENDPOINTS: list[tuple[list[str], str, str, str]] = [
+    (["POST"], "/_mock/reset", "clock", "reset"),
+    (["GET"], "/_mock/clock", "clock", "get_clock"),
+    (["POST"], "/_mock/clock/advance", "clock", "advance_clock"),
+    (["POST"], "/_mock/clock/set", "clock", "set_clock"),
+    (["POST"], "/_mock/documents/{doc_id}/legal_hold", "clock", "legal_hold"),
+    (["GET"], "/_mock/webhooks/deliveries", "webhooks", "list_deliveries"),
+    (["POST"], "/_mock/webhooks/deliveries/{delivery_id}/redeliver", "webhooks", "redeliver"),
+    (["POST"], "/_mock/webhooks/wait", "webhooks", "wait"),
+    (["POST"], "/_mock/events/trigger", "webhooks", "trigger"),
+    (["POST"], "/_mock/events/{evt_id}/resend", "webhooks", "resend"),
+    (["POST"], "/_mock/scenarios", "scenarios", "load"),
+    (["GET"], "/_mock/scenarios", "scenarios", "list_scenarios"),
+    (["DELETE"], "/_mock/scenarios", "scenarios", "unload"),
+    (["GET"], "/_mock/requests", "scenarios", "requests"),
+    (["POST"], "/_mock/accounts", "accounts", "new_account"),
+    (["GET"], "/_mock/accounts", "accounts", "list_accounts"),
+    (["GET"], "/_mock/accounts/{account_id}", "accounts", "get_account"),
+    (["DELETE"], "/_mock/accounts/{account_id}", "accounts", "delete_account"),
+    (["POST"], "/_mock/requests/verify", "scenarios", "verify_requests"),
+    (["POST"], "/_mock/snapshots", "snapshots", "save"),
+    (["GET"], "/_mock/snapshots", "snapshots", "listing"),
+    (["POST"], "/_mock/snapshots/upload", "snapshots", "upload"),
+    (["POST"], "/_mock/snapshots/{name}/restore", "snapshots", "restore"),
+    (["GET"], "/_mock/snapshots/{name}/download", "snapshots", "download"),
+    (["DELETE"], "/_mock/snapshots/{name}", "snapshots", "delete"),
+    (["GET"], "/_mock/seed", "seed", "export"),
+]
+# The same endpoints on one account's sandbox, under /_mock/accounts/{account_id}.
+ACCOUNT_ENDPOINTS: list[tuple[list[str], str, str, str]] = [
+    (["POST"], "/reset", "clock", "reset"),
+    (["GET"], "/clock", "clock", "get_clock"),
+    (["POST"], "/clock/advance", "clock", "advance_clock"),
+    (["POST"], "/clock/set", "clock", "set_clock"),
+    (["GET"], "/webhooks/deliveries", "webhooks", "list_deliveries"),
+    (["POST"], "/webhooks/wait", "webhooks", "wait"),
+    (["POST"], "/scenarios", "scenarios", "load"),
+    (["GET"], "/scenarios", "scenarios", "list_scenarios"),
+    (["DELETE"], "/scenarios", "scenarios", "unload"),
+    (["GET"], "/requests", "scenarios", "requests"),
+    (["POST"], "/requests/verify", "scenarios", "verify_requests"),
+    (["POST"], "/snapshots", "snapshots", "save"),
+    (["GET"], "/snapshots", "snapshots", "listing"),
+    (["POST"], "/snapshots/upload", "snapshots", "upload"),
+    (["POST"], "/snapshots/{name}/restore", "snapshots", "restore"),
+    (["GET"], "/snapshots/{name}/download", "snapshots", "download"),
+    (["DELETE"], "/snapshots/{name}", "snapshots", "delete"),
+]
 
 
 def control_routes(sandbox: Sandbox) -> list[Route]:
     """Every control-plane route of `sandbox`, in the order they are matched."""
-    table = [
-        (["POST"], "/_mock/reset", clock.reset),
-        (["GET"], "/_mock/clock", clock.get_clock),
-        (["POST"], "/_mock/clock/advance", clock.advance_clock),
-        (["POST"], "/_mock/clock/set", clock.set_clock),
-        (["POST"], "/_mock/documents/{doc_id}/legal_hold", clock.legal_hold),
-        (["GET"], "/_mock/webhooks/deliveries", webhooks.list_deliveries),
-        (["POST"], "/_mock/webhooks/deliveries/{delivery_id}/redeliver", webhooks.redeliver),
-        (["POST"], "/_mock/webhooks/wait", webhooks.wait),
-        (["POST"], "/_mock/events/trigger", webhooks.trigger),
-        (["POST"], "/_mock/events/{evt_id}/resend", webhooks.resend),
-        (["POST"], "/_mock/scenarios", scenarios.load),
-        (["GET"], "/_mock/scenarios", scenarios.list_scenarios),
-        (["DELETE"], "/_mock/scenarios", scenarios.unload),
-        (["GET"], "/_mock/requests", scenarios.requests),
-        (["POST"], "/_mock/accounts", accounts.new_account),
-        (["GET"], "/_mock/accounts", accounts.list_accounts),
-        (["GET"], "/_mock/accounts/{account_id}", accounts.get_account),
-        (["DELETE"], "/_mock/accounts/{account_id}", accounts.delete_account),
-        (["POST"], "/_mock/requests/verify", scenarios.verify_requests),
-        (["POST"], "/_mock/snapshots", snapshots.save),
-        (["GET"], "/_mock/snapshots", snapshots.listing),
-        (["POST"], "/_mock/snapshots/upload", snapshots.upload),
-        (["POST"], "/_mock/snapshots/{name}/restore", snapshots.restore),
-        (["GET"], "/_mock/snapshots/{name}/download", snapshots.download),
-        (["DELETE"], "/_mock/snapshots/{name}", snapshots.delete),
-        (["GET"], "/_mock/seed", seed.export),
-    ]
-    # The same endpoints on one account's sandbox, under /_mock/accounts/{account_id}.
-    per_account = [
-        (["POST"], "/reset", clock.reset),
-        (["GET"], "/clock", clock.get_clock),
-        (["POST"], "/clock/advance", clock.advance_clock),
-        (["POST"], "/clock/set", clock.set_clock),
-        (["GET"], "/webhooks/deliveries", webhooks.list_deliveries),
-        (["POST"], "/webhooks/wait", webhooks.wait),
-        (["POST"], "/scenarios", scenarios.load),
-        (["GET"], "/scenarios", scenarios.list_scenarios),
-        (["DELETE"], "/scenarios", scenarios.unload),
-        (["GET"], "/requests", scenarios.requests),
-        (["POST"], "/requests/verify", scenarios.verify_requests),
-        (["POST"], "/snapshots", snapshots.save),
-        (["GET"], "/snapshots", snapshots.listing),
-        (["POST"], "/snapshots/upload", snapshots.upload),
-        (["POST"], "/snapshots/{name}/restore", snapshots.restore),
-        (["GET"], "/snapshots/{name}/download", snapshots.download),
-        (["DELETE"], "/snapshots/{name}", snapshots.delete),
-    ]
-    return [guarded(sandbox, methods, path, endpoint) for methods, path, endpoint in table] + [
-        scoped(sandbox, methods, path, endpoint) for methods, path, endpoint in per_account
+    return [
+        guarded(sandbox, methods, path, later(module, name))
+        for methods, path, module, name in SERVER_ENDPOINTS
+    ] + [
+        scoped(sandbox, methods, path, later(module, name))
+        for methods, path, module, name in ACCOUNT_ENDPOINTS
     ]
