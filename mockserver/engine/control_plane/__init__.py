@@ -10,14 +10,13 @@ what a web page could send (`origin_guard.py`).
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
-from mockserver.engine.control_plane.call import ControlCall, Endpoint, guarded, scoped
+from mockserver.core.first_call import imported_on_first_call
+from mockserver.engine.control_plane.call import Endpoint, guarded, scoped
 from mockserver.engine.routing import Route
 
 if TYPE_CHECKING:
-    from mockserver.engine.request import Response
     from mockserver.engine.sandbox import Sandbox
 
 
@@ -25,15 +24,7 @@ def later(module: str, name: str) -> Endpoint:
     """The endpoint `name` of the control-plane module `module`, imported by the first request
     for it: a sandbox is built for every pytest session and every `run`, and most never take a
     control-plane call of a kind."""
-    found: list[Endpoint] = []
-
-    async def endpoint(call: ControlCall) -> Response:
-        if not found:
-            loaded = importlib.import_module(f"mockserver.engine.control_plane.{module}")
-            found.append(getattr(loaded, name))
-        return await found[0](call)
-
-    return endpoint
+    return imported_on_first_call(f"mockserver.engine.control_plane.{module}", name)
 
 
 # (methods, path, module, endpoint): every control-plane endpoint, in the order they are matched;

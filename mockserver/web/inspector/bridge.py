@@ -4,7 +4,6 @@ sandbox's request, and its Starlette response becomes the sandbox's `Response`."
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -12,6 +11,7 @@ from starlette.requests import Request as StarletteRequest
 from starlette.responses import Response as StarletteResponse
 from starlette.types import Message
 
+from mockserver.core.first_call import imported_on_first_call
 from mockserver.engine.pipeline import Turn
 from mockserver.engine.reading import MAX_BODY
 from mockserver.engine.request import Request, Response
@@ -26,15 +26,7 @@ def later(module: str, name: str) -> Endpoint:
     """The endpoint `name` of the inspector's `module`, imported by the first request for it:
     the pages, forms and their view models cost every app built (each pytest session's) a few
     milliseconds, and most are never opened."""
-    found: list[Endpoint] = []
-
-    async def endpoint(request: StarletteRequest) -> StarletteResponse:
-        if not found:
-            loaded = importlib.import_module(f"mockserver.web.inspector.{module}")
-            found.append(getattr(loaded, name))
-        return await found[0](request)
-
-    return endpoint
+    return imported_on_first_call(f"mockserver.web.inspector.{module}", name)
 
 
 def page_route(app: Any, methods: list[str], path: str, endpoint: Endpoint) -> Route:
