@@ -113,11 +113,12 @@ def test_a_sandbox_imports_its_occasional_parts_by_their_first_use() -> None:
 PARSING = ("yaml", "mockserver.seeds.parser", "mockserver.seeds.builder")
 
 
-def test_a_sandbox_of_the_cached_default_seed_does_not_import_yaml(tmp_path: Path) -> None:
-    program = SESSION + f"print(any(name in sys.modules for name in {PARSING!r}))\n"
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+def _twice_with_a_new_seed_cache(program: str, cache_home: Path) -> list[str]:
+    """What `program` prints in a fresh interpreter, run twice with the seed cache on in
+    `cache_home`: the first run parses the seed and fills the cache, the second reads it."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
     env.pop("MOCKSERVER_SEED_CACHE", None)
-    outputs = [
+    return [
         subprocess.run(
             [sys.executable, "-c", program],
             capture_output=True,
@@ -125,9 +126,14 @@ def test_a_sandbox_of_the_cached_default_seed_does_not_import_yaml(tmp_path: Pat
             timeout=120,
             check=True,
             env=env,
-        ).stdout.split()
-        for _ in range(2)  # the first parses the seed and fills the cache, the second reads it
+        ).stdout.strip()
+        for _ in range(2)
     ]
+
+
+def test_a_sandbox_of_the_cached_default_seed_does_not_import_yaml(tmp_path: Path) -> None:
+    program = SESSION + f"print(any(name in sys.modules for name in {PARSING!r}))\n"
+    outputs = [printed.split() for printed in _twice_with_a_new_seed_cache(program, tmp_path)]
     assert outputs == [["True"], ["False"]]
 
 
@@ -173,15 +179,5 @@ def test_control_plane_endpoints_and_conditions_are_imported_by_their_first_use(
     tmp_path: Path,
 ) -> None:
     # Parsing the seed file checks its conditions: the second run reads the seed cache.
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
-    env.pop("MOCKSERVER_SEED_CACHE", None)
-    for _ in range(2):
-        done = subprocess.run(
-            [sys.executable, "-c", FIRST_USE],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-            env=env,
-        )
-    assert done.stdout.strip() == "[False, True, False, 201, True]"
+    _, cached = _twice_with_a_new_seed_cache(FIRST_USE, tmp_path)
+    assert cached == "[False, True, False, 201, True]"
