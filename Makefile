@@ -212,9 +212,8 @@ $(CBENCH): $(CSTAMP)
 	touch $@
 
 # The one-test loop's venv (benchmarks/test_loop.py): the package installed from the sources as
-# `pip install .` gives it to a user (not editable: pytest rewrites the modules of an installed
-# plugin's distribution as it imports them, not those of an editable install) and pytest, and
-# nothing else (another pytest plugin would import httpx or anyio in the run with no fixture).
+# `pip install .` gives it to a user (not editable), and pytest, and nothing else (another
+# pytest plugin would import httpx or anyio in the run with no fixture).
 # Made once; the package is installed again when the sources change.
 LVENV  := .venv-loop
 LSTAMP := $(LVENV)/.installed

@@ -17,9 +17,8 @@ more than once, every checkout runs in the same alternating rounds (to compare t
 a value may list several folders (`A:B`), all put first on `PYTHONPATH`. With `--python`, the
 suites run on that interpreter: `make bench` gives the one of `.venv-loop`, a venv holding only
 the package installed from the sources and pytest, as `pip install` gives a user (other pytest
-plugins would import httpx or anyio in the run with no fixture, and pytest rewrites the modules
-of an installed plugin's distribution, not those of an editable install). A benchmark, not a
-test: nothing asserts a time.
+plugins would import httpx or anyio in the run with no fixture, so the fixtures' runs would
+not pay for them). A benchmark, not a test: nothing asserts a time.
 
     python -m benchmarks.test_loop [--rounds 11] [--python PATH] [--sources PATH ...]
 """
