@@ -1,1 +1,2 @@
-"""The HTTP face of the mock: Starlette routes, the ASGI pipeline and rendering."""
+"""The HTTP face of the mock: the ASGI app of a sandbox (`app.py`, `adapter.py`), transport
+faults acted out on a connection, and the inspector's pages (Starlette endpoints)."""

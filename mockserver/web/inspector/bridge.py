@@ -5,10 +5,8 @@ sandbox's request, and its Starlette response becomes the sandbox's `Response`."
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from starlette.requests import Request as StarletteRequest
-from starlette.responses import Response as StarletteResponse
 from starlette.types import Message
 
 from mockserver.core.first_call import imported_on_first_call
@@ -17,7 +15,11 @@ from mockserver.engine.reading import MAX_BODY
 from mockserver.engine.request import Request, Response
 from mockserver.engine.routing import Route
 
-Endpoint = Callable[[StarletteRequest], Awaitable[StarletteResponse]]
+if TYPE_CHECKING:
+    from starlette.requests import Request as StarletteRequest
+    from starlette.responses import Response as StarletteResponse
+
+Endpoint = Callable[["StarletteRequest"], Awaitable["StarletteResponse"]]
 ORIGIN = "mockserver.request"  # the scope's key of the sandbox's request (for triggers)
 BASE = "/_mock/ui"  # where the inspector's pages are
 
@@ -44,6 +46,8 @@ def page_route(app: Any, methods: list[str], path: str, endpoint: Endpoint) -> R
                 return {"type": "http.disconnect"}
             given = True
             return {"type": "http.request", "body": body, "more_body": False}
+
+        from starlette.requests import Request as StarletteRequest  # with the first page
 
         answer = await endpoint(StarletteRequest(scope, receive))
         return Response(answer.status_code, list(answer.raw_headers), bytes(answer.body))
