@@ -3,11 +3,11 @@
 There is no login page: `authorize` approves at once for the seeded user named by `login_hint`
 (default: the account's first user) and binds a single-use code to the client, the redirect
 URI, the granted scopes and an optional S256 challenge; `oauth_token.exchange` trades it for a
-bearer token. `principal_for_token` turns a token back into a `Principal`, so a token works
-wherever an API key does. Codes and tokens belong to the client's account and reach its
-sandbox; they live in `OAuthState`, which `Store.reset()` rebuilds. Times are whole mock-clock
-seconds given by the caller; codes and tokens come from a seeded stream per account, so runs
-replay byte for byte.
+bearer token. `oauth_state.principal_for_token` turns a token back into a `Principal`, so a
+token works wherever an API key does. Codes and tokens belong to the client's account and reach
+its sandbox; they live in `oauth_state.OAuthState`, which `Store.reset()` rebuilds. Times are
+whole mock-clock seconds given by the caller; codes and tokens come from a seeded stream per
+account, so runs replay byte for byte.
 
 Errors follow RFC 6749. A problem the client can be told at a trusted redirect URI comes back
 as a `Redirect` carrying `error` (section 4.1.2.1); every other problem raises an ApiError whose
@@ -17,24 +17,16 @@ as a `Redirect` carrying `error` (section 4.1.2.1); every other problem raises a
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from mockserver.core.errors import AuthenticationError, BadRequest
-from mockserver.core.ids import IdFactory
-from mockserver.domain.auth import Principal, mask
+from mockserver.core.errors import BadRequest
 from mockserver.domain.models import SCOPES, Account, OAuthClient, User
+from mockserver.domain.oauth_state import OAuthState
 
 CODE_PREFIX = "oac_"
-TOKEN_PREFIX = "oat_"
 CODE_LIFETIME = 600  # seconds; RFC 6749 section 4.1.2 recommends at most ten minutes
-TOKEN_ENVIRONMENT = "sandbox"  # where tokens reach: the sandbox approves at once
-RATE_LIMIT, BURST = 120, 200  # the sandbox plan (docs/reference/errors-and-limits.md)
-GRACE = 86_400  # expired codes and tokens are forgotten a day later, to bound memory
-CODES_KEPT = 10_000  # codes kept per server, used or not; the oldest is forgotten first
-TOKENS_KEPT = 10_000  # access tokens kept per server; the oldest is forgotten first
 # RFC 7636 section 4.1: 43..128 unreserved characters (for verifiers and S256 challenges)
 PKCE_VALUE = re.compile(r"[A-Za-z0-9._~-]{43,128}\Z")
 
@@ -72,53 +64,6 @@ class Redirect:
     """Where `authorize` sends the user agent: the redirect URI with `code` or `error`."""
 
     location: str
-
-
-class OAuthState:
-    """The registered clients and the live codes and tokens of one server, in the order they
-    were issued. Expired ones are forgotten a day after expiry (so a late exchange still hears
-    "expired"), and beyond `CODES_KEPT` codes or `TOKENS_KEPT` tokens the oldest is forgotten
-    at once: a forgotten code is `invalid_grant`, a forgotten token a 401, as unknown ones."""
-
-    __slots__ = ("_ids", "_random_seed", "_sweep_at", "clients", "codes", "tokens")
-
-    def __init__(self, clients: Mapping[str, OAuthClient], random_seed: int) -> None:
-        self.clients: dict[str, OAuthClient] = dict(clients)
-        self.codes: OrderedDict[str, AuthorizationCode] = OrderedDict()
-        self.tokens: OrderedDict[str, AccessToken] = OrderedDict()
-        self._random_seed = random_seed
-        self._ids: dict[str, IdFactory] = {}
-        self._sweep_at = 1024
-
-    def ids(self, account_id: str) -> IdFactory:
-        """The account's own stream, so one account's logins never shift another's values."""
-        ids = self._ids.get(account_id)
-        if ids is None:
-            ids = self._ids[account_id] = IdFactory(self._random_seed, f"{account_id}/oauth")
-        return ids
-
-    def sweep(self, now: int) -> None:
-        """Forget codes and tokens expired over a day ago; amortised O(1) per issue."""
-        if len(self.codes) + len(self.tokens) < self._sweep_at:
-            return
-        cutoff = now - GRACE
-        self.codes = OrderedDict((k, c) for k, c in self.codes.items() if c.expires_at > cutoff)
-        self.tokens = OrderedDict((k, t) for k, t in self.tokens.items() if t.expires_at > cutoff)
-        self._sweep_at = max(1024, 2 * (len(self.codes) + len(self.tokens)))
-
-    def add_code(self, code: AuthorizationCode, now: int) -> None:
-        """Keep a newly issued code, forgetting the oldest beyond `CODES_KEPT`."""
-        self.sweep(now)
-        self.codes[code.code] = code
-        while len(self.codes) > CODES_KEPT:
-            self.codes.popitem(last=False)
-
-    def add_token(self, token: AccessToken, now: int) -> None:
-        """Keep a newly issued token, forgetting the oldest beyond `TOKENS_KEPT`."""
-        self.sweep(now)
-        self.tokens[token.token] = token
-        while len(self.tokens) > TOKENS_KEPT:
-            self.tokens.popitem(last=False)
 
 
 def oauth_error(code: str, message: str, param: str | None = None) -> BadRequest:
@@ -304,33 +249,3 @@ def with_query(uri: str, params: Mapping[str, str | None]) -> str:
     extra = urlencode([(k, v) for k, v in params.items() if v is not None])
     query = f"{parts.query}&{extra}" if parts.query else extra
     return urlunsplit(parts._replace(query=query))
-
-
-# --- tokens as credentials -------------------------------------------------------------------
-
-
-def principal_for_token(state: OAuthState, token: str, now: int) -> Principal:
-    """The caller behind an access token: the user, with the granted scopes; 401 if the
-    token is unknown, revoked or expired."""
-    access = state.tokens.get(token)
-    if access is None:
-        raise AuthenticationError(f"Invalid access token provided: {mask(token)}").because(
-            "authentication", reason="unknown"
-        )
-    if access.revoked:
-        raise AuthenticationError(f"This access token has been revoked: {mask(token)}").because(
-            "authentication", reason="revoked"
-        )
-    if now >= access.expires_at:
-        raise AuthenticationError(f"This access token has expired: {mask(token)}").because(
-            "authentication", reason="expired"
-        )
-    return Principal(
-        account_id=access.account_id,
-        environment=TOKEN_ENVIRONMENT,
-        scopes=access.scopes,
-        actor=access.user_email,
-        credential=access.token,
-        rate_limit=RATE_LIMIT,
-        burst=BURST,
-    )

@@ -40,7 +40,7 @@ from mockserver.domain.models import (
     copy_document,
     copy_workflow,
 )
-from mockserver.domain.oauth import OAuthState
+from mockserver.domain.oauth_state import OAuthState
 from mockserver.domain.ratelimit import RateLimiter
 
 Listener = Callable[["World", AuditEvent, Mapping[str, Any]], None]

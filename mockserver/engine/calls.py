@@ -13,7 +13,7 @@ from typing import Any, NamedTuple, final
 
 from mockserver.core.errors import ApiError
 from mockserver.domain.auth import Principal, bearer_token, principal_for_key
-from mockserver.domain.oauth import TOKEN_PREFIX, principal_for_token
+from mockserver.domain.oauth_state import TOKEN_PREFIX, principal_for_token
 from mockserver.domain.store import Store, World
 from mockserver.webhooks.delivery import DeliveryEngine
 

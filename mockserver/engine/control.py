@@ -18,7 +18,6 @@ from mockserver.domain import validation as v
 from mockserver.domain.models import Document
 from mockserver.engine import snapshots
 from mockserver.engine.accounts.sandboxes import AccountSandbox
-from mockserver.engine.accounts.spec import AccountSpec
 from mockserver.engine.request import Request
 from mockserver.engine.snapshots import Snapshot
 from mockserver.scenarios.engine import Loaded
@@ -160,6 +159,8 @@ class Control:
         tenants = self._sandbox.tenants
         if tenants is None:
             raise Conflict("An account's sandbox cannot make accounts.")
+        from mockserver.engine.accounts.spec import AccountSpec
+
         return tenants.open(AccountSpec(region, name, None))
 
     def _sandboxes(self) -> list[Sandbox]:

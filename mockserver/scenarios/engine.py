@@ -26,16 +26,17 @@ from mockserver.core.clock import format_ts
 from mockserver.core.errors import ScenarioError
 from mockserver.core.scheduler import Timer
 from mockserver.domain.store import Store
-from mockserver.scenarios.decisions import ChaosHit, Fault, ForcedLimit
 from mockserver.scenarios.files import scenario_file, shipped_names, shipped_scenario
 from mockserver.scenarios.matching import PathPattern, contains, map_matches
 from mockserver.scenarios.summary import describe
 
-# The scenario model and its actions are imported when a scenario is checked or applied: an
-# engine with nothing loaded, as most sandboxes have, needs neither.
+# The scenario model and its actions are imported when a scenario is checked or applied, and
+# the decisions when a rule makes one: an engine with nothing loaded, as most sandboxes have,
+# needs none of them.
 if TYPE_CHECKING:
     from mockserver.scenarios.actions import Applier, WebhookSetup
     from mockserver.scenarios.chaos import Chaos, ChaosRule, Latency, WebhookChaos
+    from mockserver.scenarios.decisions import ChaosHit, Fault, ForcedLimit
     from mockserver.scenarios.model import Deprecation, Match, Rule, Scenario, WebhookFault
 
 log = logging.getLogger("mockserver")
@@ -297,6 +298,8 @@ class ScenarioEngine:
             elif rule.match.times is not None and rule.fired >= rule.match.times:
                 continue
             rule.fired += 1
+            from mockserver.scenarios.decisions import ForcedLimit
+
             return ForcedLimit(
                 rule.name, rule.burst_end, max(1, rule.burst_end - now), rule.scenario
             )
@@ -308,6 +311,7 @@ class ScenarioEngine:
         rule counts the request among `account`'s, hit or not, so its draws depend only on
         the seed, the account and that count."""
         from mockserver.scenarios.chaos import rule_key
+        from mockserver.scenarios.decisions import ChaosHit
 
         chosen: ChaosHit | None = None
         for chaos, rule, scenario in self.chaos_rules:
@@ -348,6 +352,8 @@ class ScenarioEngine:
                 continue
             if fault.attempts is not None and attempt not in fault.attempts:
                 continue
+            from mockserver.scenarios.decisions import Fault
+
             return Fault(fault.kind, fault.name, fault.status, fault.delay_seconds)
         return (
             self._webhook_chaos(endpoint_id, event_type, account) if self.chaos_webhooks else None
@@ -360,6 +366,7 @@ class ScenarioEngine:
         one counts the attempt among `account`'s (a delayed attempt asks, and counts, again
         when it is due)."""
         from mockserver.scenarios.chaos import webhook_key
+        from mockserver.scenarios.decisions import Fault
 
         chosen: Fault | None = None
         for chaos, rule in self.chaos_webhooks:

@@ -13,7 +13,7 @@ import pytest
 from starlette.applications import Starlette
 
 from mockserver.core.config import Settings
-from mockserver.domain.oauth import CODES_KEPT, TOKENS_KEPT
+from mockserver.domain.oauth_state import CODES_KEPT, TOKENS_KEPT
 from mockserver.domain.ratelimit import ANONYMOUS_CAPACITY, ANONYMOUS_PLAN, CREDENTIAL_CAPACITY
 from mockserver.web.app import create_app
 from tests.support.asgi import Answer, request

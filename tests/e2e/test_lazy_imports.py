@@ -79,9 +79,10 @@ def test_each_is_made_by_its_first_use() -> None:
     assert _templates().env.filters["pretty"] is not None
 
 
-# What a sandbox that never saves a snapshot, loads no scenario, keeps no state directory and
-# does not serve its OpenAPI document does not import: the pytest plugin's sessions build one
-# for every run of a test, and pay for each import.
+# What a sandbox that never saves a snapshot, loads no scenario, keeps no state directory,
+# makes no account, sees no OAuth login or audit export and does not serve its OpenAPI document
+# does not import: the pytest plugin's sessions build one for every run of a test, and pay for
+# each import.
 ENGINE_LAZY = (
     "mockserver.engine.snapshots.state",
     "mockserver.engine.snapshots.file",
@@ -98,6 +99,11 @@ ENGINE_LAZY = (
     "mockserver.engine.control_plane.seed",
     "mockserver.engine.control_plane.snapshots",
     "mockserver.engine.control_plane.webhooks",
+    "mockserver.engine.accounts.spec",
+    "mockserver.domain.oauth",
+    "mockserver.domain.oauth_token",
+    "mockserver.domain.audit_exports",
+    "mockserver.scenarios.decisions",
 )
 
 SESSION = f"""

@@ -22,11 +22,11 @@ from mockserver.core.config import DEFAULT_START_TIME
 from mockserver.core.errors import Conflict, NotFound
 from mockserver.core.ids import IdFactory
 from mockserver.domain.accounts import NewAccount, make_account
-from mockserver.engine.accounts.spec import AccountSpec
 from mockserver.engine.reading import credential_headers
 from mockserver.engine.request import Request
 
 if TYPE_CHECKING:
+    from mockserver.engine.accounts.spec import AccountSpec  # with the first account made
     from mockserver.engine.pipeline import Pipeline
     from mockserver.engine.sandbox import Sandbox
 

@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 from mockserver.domain.models import Account, OAuthClient, User
-from mockserver.domain.oauth import (
-    OAuthState,
-    authorize,
-    principal_for_token,
-    single_values,
-    with_query,
-)
+from mockserver.domain.oauth import authorize, single_values, with_query
+from mockserver.domain.oauth_state import OAuthState, principal_for_token
 from mockserver.domain.oauth_token import exchange, s256
 from tests.support.oauth import CHALLENGE, VERIFIER
 
