@@ -28,6 +28,7 @@ testing/session_heap.py.)
 from __future__ import annotations
 
 import gc
+from collections.abc import Awaitable
 
 from mockserver.serving.asgi import ASGIApp, Receive, Scope, Send
 
@@ -43,7 +44,11 @@ def tune_for_serving() -> None:
 
 
 class PacedCollection:
-    """`app`, with a young collection after every `every` HTTP requests (see the module)."""
+    """`app`, with a young collection after every `every` HTTP requests (see the module).
+
+    It counts and hands over `app`'s own awaitable rather than awaiting it in a coroutine of
+    its own: one coroutine fewer to make and resume on every request. Not being a coroutine
+    function, it is served with uvicorn's ASGI 3 interface named (`server._fixed`)."""
 
     __slots__ = ("_app", "_every", "_left")
 
@@ -51,10 +56,10 @@ class PacedCollection:
         self._app = app
         self._every = self._left = every
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
         if scope["type"] == "http":
             self._left -= 1
             if not self._left:
                 self._left = self._every
                 gc.collect(0)
-        await self._app(scope, receive, send)
+        return self._app(scope, receive, send)

@@ -88,10 +88,18 @@ def serve(
 
 
 def _fixed() -> dict[str, Any]:
-    """What every server of the mock sets: no access log, the app's own `Date`, the limits, and
-    the peer as it is: uvicorn's proxy headers would take a loopback client's `X-Forwarded-For`
-    as its address, which a scenario's transport fault finds its connection by."""
-    return {"access_log": False, "date_header": False, "proxy_headers": False, **uvicorn_limits()}
+    """What every server of the mock sets: ASGI 3 (named, since the app may be a callable that
+    returns its awaitable, `PacedCollection`, which uvicorn's guess would take for ASGI 2), no
+    access log, the app's own `Date`, the limits, and the peer as it is: uvicorn's proxy headers
+    would take a loopback client's `X-Forwarded-For` as its address, which a scenario's
+    transport fault finds its connection by."""
+    return {
+        "interface": "asgi3",
+        "access_log": False,
+        "date_header": False,
+        "proxy_headers": False,
+        **uvicorn_limits(),
+    }
 
 
 def serve_as_is(app: ASGIApp, *, host: str, port: int, log_level: str) -> None:
