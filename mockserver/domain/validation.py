@@ -163,13 +163,18 @@ def metadata(value: Any, limits: Limits) -> dict[str, MetadataValue]:
     return clean
 
 
+_LIMITS = {str(number): number for number in range(1, 101)}  # `limit` values by their text
+
+
 def limit(raw: str | None, *, default: int = 20, maximum: int = 100) -> int:
     """The `limit` query parameter: an integer 1..maximum."""
     if raw is None:
         return default
-    # ASCII digits only (str.isdigit() alone takes superscripts, which int() refuses), and few
-    # of them: int() of thousands of digits is slow, then refused.
-    value = int(raw) if len(raw) <= 18 and raw.isascii() and raw.isdigit() else 0
+    value = _LIMITS.get(raw)  # the usual values, without parsing
+    if value is None:
+        # ASCII digits only (str.isdigit() alone takes superscripts, which int() refuses), and
+        # few of them: int() of thousands of digits is slow, then refused.
+        value = int(raw) if len(raw) <= 18 and raw.isascii() and raw.isdigit() else 0
     if not 1 <= value <= maximum:
         raise ValidationError(
             f"'limit' must be an integer from 1 to {maximum} (got '{raw[:40]}').", param="limit"

@@ -143,7 +143,7 @@ class Pipeline:
         self.dispatch = dispatch
         self.journal = journal
         self.control_guard = control_guard  # refuses a `/_mock` request before it is read
-        self.traffic = Traffic(store, scenarios.forced_rate_limit)
+        self.traffic = Traffic(store, scenarios)
         # The control plane's request ids: a stream of their own, so that steering the sandbox
         # (saving a snapshot, listing requests) changes nothing the sandbox holds. A reset
         # starts it again, as it does every stream.

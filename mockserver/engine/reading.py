@@ -59,8 +59,13 @@ def query_pairs(raw: bytes) -> list[tuple[str, str]]:
     text = raw.decode("latin-1")
     if "%" in text or "+" in text:
         return parse_qsl(text, keep_blank_values=True)
+    if "&" not in text:  # one parameter, as a page's `limit=20`
+        if not text:
+            return []
+        at = text.find("=")
+        return [(text, "") if at < 0 else (text[:at], text[at + 1 :])]
     items: list[tuple[str, str]] = []
-    for field in text.split("&") if text else ():
+    for field in text.split("&"):
         if field:
             name, _, value = field.partition("=")
             items.append((name, value))
@@ -76,7 +81,7 @@ def check_query(query: bytes) -> None:
         raise BadRequest(f"The query string exceeds the limit of {MAX_QUERY} bytes.")
     if not query.isascii():
         raise BadRequest("The query string must be ASCII; percent-encode other characters.")
-    if "%" in query.decode("latin-1"):  # as str: bytes `in` bytes raises a TypeError first
+    if query.find(b"%") >= 0:
         bad = _BAD_ESCAPE.search(query)
         if bad is not None:
             raise BadRequest(

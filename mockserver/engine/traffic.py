@@ -19,8 +19,8 @@ so concurrent requests on the one event loop cannot both run a key.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, final
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
 from mockserver.core.errors import ApiError, BadRequest, RateLimited
 from mockserver.domain import idempotency
@@ -45,8 +45,17 @@ _DOWNLOAD: Final = "/download"
 _NOT_IDEMPOTENT = "/v1/oauth/"  # the token endpoint reads a form, not JSON: keys are ignored
 _PRINCIPALS_KEPT = 1024  # distinct Authorization values whose principal is kept
 
-# A scenario's forced 429 burst: (credential, method, path) -> the burst, or None.
-ForcedLimitHook = Callable[[str, str, str], "ForcedLimit | None"]
+
+class Bursts(Protocol):
+    """The forced 429 bursts of a scenario engine. `bursts`, its burst rules, is empty while
+    none is loaded, the common case: it is read before `forced_rate_limit(credential, method,
+    path)` (the burst a request falls in, or None) is called, since the scenario engine runs as
+    Python even in the compiled build, where a call to it costs more than the read."""
+
+    @property
+    def bursts(self) -> Sequence[object]: ...
+
+    def forced_rate_limit(self, identity: str, method: str, path: str) -> ForcedLimit | None: ...
 
 
 @final
@@ -149,11 +158,11 @@ def _key_of(hold: Hold) -> str:
 class Traffic:
     """Rate limiting and idempotency over one store."""
 
-    __slots__ = ("_principals", "forced_limit", "store")
+    __slots__ = ("_principals", "bursts", "store")
 
-    def __init__(self, store: Store, forced_limit: ForcedLimitHook | None = None) -> None:
+    def __init__(self, store: Store, bursts: Bursts | None = None) -> None:
         self.store = store
-        self.forced_limit = forced_limit
+        self.bursts = bursts
         self._principals: dict[bytes, tuple[ApiKey, Principal]] = {}
 
     def admit(
@@ -176,8 +185,10 @@ class Traffic:
             verdict = self.store.rate_limits.hit_anonymous(client, now)
         else:
             limit, burst = principal.rate_limit, principal.burst
-            hook = self.forced_limit
-            forced = None if hook is None else hook(principal.credential, method, path)
+            bursts = self.bursts
+            forced = None
+            if bursts is not None and bursts.bursts:
+                forced = bursts.forced_rate_limit(principal.credential, method, path)
             if forced is not None:  # a scenario's burst: the window counts as full, uncounted
                 verdict = Verdict(False, 0, forced.reset_at, forced.retry_after)
                 refusal = _refusal(limit, burst, verdict).because(
