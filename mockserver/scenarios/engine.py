@@ -1,11 +1,11 @@
 """The loaded scenarios of one server and the decisions they make.
 
-The HTTP layer asks these questions per API request: is this credential in a forced 429 burst
-(`forced_rate_limit`), does a rule answer this request (`decide`), failing that does a chaos
-rule hit it (`chaos_decide`), how long does chaos delay it (`chaos_latency`), and is the route
-deprecated (`deprecation_for`). The webhook delivery engine asks one per attempt
-(`webhook_fault`: explicit faults, then chaos). All are plain calls on plain values, so they can
-be wired into any layer and tested alone.
+The request pipeline asks these questions of an API request: is this credential in a forced
+429 burst (`forced_rate_limit`, asked only while `bursts` holds a rule), does a rule answer
+this request (`decide`), failing that does a chaos rule hit it (`chaos_decide`), how long does
+chaos delay it (`chaos_latency`), and is the route deprecated (`deprecation_for`). The webhook
+delivery engine asks one per attempt (`webhook_fault`: explicit faults, then chaos). All are
+plain calls on plain values, so they can be wired into any layer and tested alone.
 
 Loading checks every setup and timeline action before anything changes, then moves the clock,
 applies the setup, arms rules, faults and deprecations and schedules the timeline on the mock
@@ -280,7 +280,7 @@ class ScenarioEngine:
         """Whether this credential's window counts as full now. A burst starts at the rule's
         nth matching request and refuses matching requests for `seconds` of mock time (at
         most `times` of them), then is spent."""
-        if not self.bursts:  # the common case: every request asks
+        if not self.bursts:  # Traffic reads `bursts` first; a direct caller may not
             return None
         now = self.store.now()
         request = RequestView(method, path, key=identity)

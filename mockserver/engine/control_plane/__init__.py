@@ -57,25 +57,28 @@ SERVER_ENDPOINTS: list[tuple[list[str], str, str, str]] = [
     (["DELETE"], "/_mock/snapshots/{name}", "snapshots", "delete"),
     (["GET"], "/_mock/seed", "seed", "export"),
 ]
-# The same endpoints on one account's sandbox, under /_mock/accounts/{account_id}.
+# The paths of those an account's sandbox serves too, under /_mock/accounts/{account_id}: the
+# same endpoints, on that account alone.
+PER_ACCOUNT = {
+    "/reset",
+    "/clock",
+    "/clock/advance",
+    "/clock/set",
+    "/webhooks/deliveries",
+    "/webhooks/wait",
+    "/scenarios",
+    "/requests",
+    "/requests/verify",
+    "/snapshots",
+    "/snapshots/upload",
+    "/snapshots/{name}/restore",
+    "/snapshots/{name}/download",
+    "/snapshots/{name}",
+}
 ACCOUNT_ENDPOINTS: list[tuple[list[str], str, str, str]] = [
-    (["POST"], "/reset", "clock", "reset"),
-    (["GET"], "/clock", "clock", "get_clock"),
-    (["POST"], "/clock/advance", "clock", "advance_clock"),
-    (["POST"], "/clock/set", "clock", "set_clock"),
-    (["GET"], "/webhooks/deliveries", "webhooks", "list_deliveries"),
-    (["POST"], "/webhooks/wait", "webhooks", "wait"),
-    (["POST"], "/scenarios", "scenarios", "load"),
-    (["GET"], "/scenarios", "scenarios", "list_scenarios"),
-    (["DELETE"], "/scenarios", "scenarios", "unload"),
-    (["GET"], "/requests", "scenarios", "requests"),
-    (["POST"], "/requests/verify", "scenarios", "verify_requests"),
-    (["POST"], "/snapshots", "snapshots", "save"),
-    (["GET"], "/snapshots", "snapshots", "listing"),
-    (["POST"], "/snapshots/upload", "snapshots", "upload"),
-    (["POST"], "/snapshots/{name}/restore", "snapshots", "restore"),
-    (["GET"], "/snapshots/{name}/download", "snapshots", "download"),
-    (["DELETE"], "/snapshots/{name}", "snapshots", "delete"),
+    (methods, path.removeprefix("/_mock"), module, name)
+    for methods, path, module, name in SERVER_ENDPOINTS
+    if path.removeprefix("/_mock") in PER_ACCOUNT
 ]
 
 
