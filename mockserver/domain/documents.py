@@ -156,7 +156,7 @@ def set_legal_hold(world: World, doc: Document, on: bool, at: int) -> Document:
 def page_json(
     world: World,
     region: str,
-    query: Mapping[str, str],
+    query: dict[str, str],
     cursors: CursorCodec,
 ) -> bytes:
     """A page of documents newest first, filtered by vault and status, as JSON (the list's

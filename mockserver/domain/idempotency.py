@@ -43,6 +43,13 @@ HEADER = "Idempotency-Key"
 
 Scope = str  # what a key is unique within: see `scope_of`
 
+# Bound once: compiled code calls a Final function directly, where `orjson.loads` and the rest
+# are looked up on their modules on every call (every keyed POST).
+_LOADS: Final = orjson.loads
+_DUMPS: Final = orjson.dumps
+_SORT_KEYS: Final = orjson.OPT_SORT_KEYS
+_SHA256: Final = hashlib.sha256
+
 
 def scope_of(account: str, environment: str, key: str) -> Scope:
     """The record key of `key` in (account, environment). A key is printable ASCII (no line
@@ -84,11 +91,11 @@ def fingerprint_and_value(method: str, region: str, path: str, body: bytes) -> t
     """`fingerprint`, and the body's JSON value (NOT_JSON if it is not JSON): the handler of a
     keyed request need not parse its body again."""
     try:
-        value = orjson.loads(body)
-        canonical = b"json:" + orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        value = _LOADS(body)
+        canonical = b"json:" + _DUMPS(value, option=_SORT_KEYS)
     except orjson.JSONDecodeError:
         value, canonical = NOT_JSON, b"raw:" + body
-    return hashlib.sha256(f"{method} {region} {path}\n".encode() + canonical).digest(), value
+    return _SHA256(f"{method} {region} {path}\n".encode() + canonical).digest(), value
 
 
 NOT_JSON: Final = object()  # `fingerprint_and_value` of a body that is not JSON

@@ -11,16 +11,21 @@ domain.idempotency), and names the differing members as JSON Pointers (`/title`)
 from __future__ import annotations
 
 import zlib
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
 _LENGTH = 4  # bytes of each length prefix
 _DIGEST = 4  # a CRC-32: enough to tell members apart in a diagnostic
+# Bound once: compiled code calls a Final function directly, where `orjson.dumps` and
+# `zlib.crc32` are looked up on their modules on every call (a few a member).
+_DUMPS: Final = orjson.dumps
+_SORT_KEYS: Final = orjson.OPT_SORT_KEYS
+_CRC32: Final = zlib.crc32
 
 
 def _digest(data: bytes) -> bytes:
-    return zlib.crc32(data).to_bytes(_DIGEST, "big")
+    return _CRC32(data).to_bytes(_DIGEST, "big")
 
 
 def _pointer(name: str) -> str:
@@ -40,9 +45,9 @@ def summarise(method: str, region: str, path: str, value: Any, raw: bytes, is_js
     if type(value) is dict:
         for name, member in value.items():
             parts.append(_field(_pointer(str(name))))
-            parts.append(_digest(orjson.dumps(member, option=orjson.OPT_SORT_KEYS)))
+            parts.append(_digest(_DUMPS(member, option=_SORT_KEYS)))
     else:
-        whole = orjson.dumps(value, option=orjson.OPT_SORT_KEYS) if is_json else b"raw:" + raw
+        whole = _DUMPS(value, option=_SORT_KEYS) if is_json else b"raw:" + raw
         parts.append(_field(""))
         parts.append(_digest(whole))
     return b"".join(parts)

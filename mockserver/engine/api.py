@@ -9,7 +9,7 @@ then the body it takes, and `run` (the operation itself, on the mock clock).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mockserver.core.errors import ApiError, ValidationError
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 NO_QUERY: dict[str, str] = {}  # what a request without a query string reads (never written)
 
 
-def refuse_repeated(query: Mapping[str, str], pairs: list[tuple[str, str]]) -> None:
+def refuse_repeated(query: dict[str, str], pairs: list[tuple[str, str]]) -> None:
     """422 naming the first query parameter given more than once (`pairs`: the query's pairs in
     order, repeats included): the mock never silently picks one of two values."""
     if len(pairs) == len(query):
@@ -146,7 +146,7 @@ class Api:
         principal: Principal | None,
         region: str | None,
         params: dict[str, str],
-        query: Mapping[str, str],
+        query: dict[str, str],
         pairs: list[tuple[str, str]],
         base_url: Callable[[], str],
         authorization: str | None,

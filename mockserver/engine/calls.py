@@ -8,7 +8,7 @@ error answer, which the web layer renders as the service's envelope.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, NamedTuple, final
 
 from mockserver.core.errors import ApiError
@@ -52,7 +52,7 @@ class Call:
         world: World | None,
         region: str,
         params: dict[str, str],
-        query: Mapping[str, str],
+        query: dict[str, str],
         query_pairs: list[tuple[str, str]],
         base_url: Callable[[], str],
         authorization: str | None,
