@@ -7,7 +7,7 @@ import logging
 import httpx
 import pytest
 
-from mockserver.domain.models import Document
+from mockserver.domain import workflows
 from tests.support.api import assert_envelope
 
 
@@ -73,11 +73,11 @@ def test_unexpected_exception_is_a_logged_500_envelope(
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    # The handler reads a document's rendering from the model (models.py is never compiled, so
-    # the patch holds whether the request path runs compiled or as Python).
-    monkeypatch.setattr(Document, "detail_json", property(explode))
+    # The workflow operations are never compiled: they call `workflows.get` through its module,
+    # so the patch holds whether the request path runs compiled or as Python.
+    monkeypatch.setattr(workflows, "get", explode)
     with caplog.at_level(logging.ERROR, logger="mockserver"):
-        error = assert_envelope(api.get("/v1/documents/doc_mock_draft"), 500, "api_error")
+        error = assert_envelope(api.get("/v1/workflows/wf_mock_in_review"), 500, "api_error")
     assert "boom" not in error["message"]
     assert any("RuntimeError: boom" in (r.exc_text or "") for r in caplog.records)
     assert error["request_id"] in caplog.text

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from mockserver.domain.models import Document
+from mockserver.domain import workflows
 from tests.support.api import assert_envelope, clock_advance
 from tests.support.asgi import Pause, request
 from tests.support.keys import EU, FULL, LIVE, READONLY, auth
@@ -147,15 +147,18 @@ def test_a_malformed_body_is_not_kept(api: httpx.Client) -> None:
 
 
 def test_a_500_is_not_kept(api: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = Document.__init__
+    real = workflows.create
 
-    def fail_once(*args: Any, **kwargs: Any) -> Any:  # the create handler builds a Document
-        monkeypatch.setattr(Document, "__init__", real)
+    def fail_once(*args: Any, **kwargs: Any) -> Any:
+        monkeypatch.setattr(workflows, "create", real)
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(Document, "__init__", fail_once)
-    assert_envelope(post(api, "k"), 500, "api_error")
-    retry = post(api, "k")
+    # The workflow operations are never compiled: they call `workflows.create` through its
+    # module, so the patch holds whether the request path runs compiled or as Python.
+    monkeypatch.setattr(workflows, "create", fail_once)
+    body = {"document_id": "doc_mock_draft", "steps": [{"assignee": "ann@example.com"}]}
+    assert_envelope(post(api, "k", body, "/v1/workflows"), 500, "api_error")
+    retry = post(api, "k", body, "/v1/workflows")
     assert retry.status_code == 201
     assert "idempotent-replayed" not in retry.headers
 

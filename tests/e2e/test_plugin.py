@@ -149,13 +149,13 @@ def test_seed_option(pytester: pytest.Pytester) -> None:
 def test_server_errors_fail_the_test(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_boom="""
-        from mockserver.domain.models import Document
+        from mockserver.domain import workflows
 
         def test_boom(mock_client, monkeypatch):
             def explode(*args, **kwargs):
                 raise RuntimeError("kaboom")
-            monkeypatch.setattr(Document, "detail_json", property(explode))
-            assert mock_client.get("/v1/documents/doc_mock_draft").status_code == 500
+            monkeypatch.setattr(workflows, "get", explode)
+            assert mock_client.get("/v1/workflows/wf_mock_in_review").status_code == 500
         """
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
