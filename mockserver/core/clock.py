@@ -219,7 +219,29 @@ _LAST_SECOND = 253_402_300_799
 
 def format_ts(epoch: float) -> str:
     """RFC 3339 UTC with whole seconds, e.g. `2026-01-15T09:00:00Z`."""
-    return _format_seconds(int(epoch))
+    seconds = int(epoch)
+    latest = _latest_ts.pair
+    if latest[0] == seconds:
+        return latest[1]
+    text = _format_seconds(seconds)
+    _latest_ts.pair = (seconds, text)
+    return text
+
+
+@final
+class _LatestTs:
+    """The instant `format_ts` rendered last, with its text, as one pair (replaced whole, so a
+    reader never sees one instant's text beside another's): a write renders its one `now` in
+    the answer, the event and the audit data, so the same second comes three or four times in
+    a row, and compiled code then reads a slot instead of calling the cache below."""
+
+    __slots__ = ("pair",)
+
+    def __init__(self) -> None:
+        self.pair: tuple[int, str] = (0, "1970-01-01T00:00:00Z")  # a true pair to start with
+
+
+_latest_ts = _LatestTs()
 
 
 # The same instants are rendered again and again (a document's times on every read, a page's on

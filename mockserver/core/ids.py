@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import random
+from typing import Final
 
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -132,10 +133,11 @@ class IdFactory:
 
     def sha256(self, label: str) -> str:
         """Digest of generated content: random bytes salted with a label."""
-        return hashlib.sha256(self.randbytes(64) + label.encode()).hexdigest()
+        return _SHA256(self.randbytes(64) + label.encode()).hexdigest()
 
 
 BLOCK_WORDS = 1024  # 21 ids of 24 characters a block
+_SHA256: Final = hashlib.sha256  # bound once: compiled, a C static, not a module lookup a call
 FIRST_BLOCK_WORDS = 64  # one id of 24 characters and a secret of 64 bytes
 
 
