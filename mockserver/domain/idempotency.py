@@ -32,6 +32,7 @@ from typing import Any, Final, final
 
 import orjson
 
+from mockserver.audit.log import canonical
 from mockserver.core.config import IDEMPOTENCY_RECORDS
 from mockserver.core.errors import BadRequest, Conflict
 
@@ -43,11 +44,9 @@ HEADER = "Idempotency-Key"
 
 Scope = str  # what a key is unique within: see `scope_of`
 
-# Bound once: compiled code calls a Final function directly, where `orjson.loads` and the rest
-# are looked up on their modules on every call (every keyed POST).
+# Bound once: compiled code calls a Final function directly, where `orjson.loads` and
+# `hashlib.sha256` are looked up on their modules on every call (every keyed POST).
 _LOADS: Final = orjson.loads
-_DUMPS: Final = orjson.dumps
-_SORT_KEYS: Final = orjson.OPT_SORT_KEYS
 _SHA256: Final = hashlib.sha256
 
 
@@ -92,10 +91,10 @@ def fingerprint_and_value(method: str, region: str, path: str, body: bytes) -> t
     keyed request need not parse its body again."""
     try:
         value = _LOADS(body)
-        canonical = b"json:" + _DUMPS(value, option=_SORT_KEYS)
+        content = b"json:" + canonical(value)
     except orjson.JSONDecodeError:
-        value, canonical = NOT_JSON, b"raw:" + body
-    return _SHA256(f"{method} {region} {path}\n".encode() + canonical).digest(), value
+        value, content = NOT_JSON, b"raw:" + body
+    return _SHA256(f"{method} {region} {path}\n".encode() + content).digest(), value
 
 
 NOT_JSON: Final = object()  # `fingerprint_and_value` of a body that is not JSON

@@ -13,14 +13,12 @@ from __future__ import annotations
 import zlib
 from typing import Any, Final
 
-import orjson
+from mockserver.audit.log import canonical
 
 _LENGTH = 4  # bytes of each length prefix
 _DIGEST = 4  # a CRC-32: enough to tell members apart in a diagnostic
-# Bound once: compiled code calls a Final function directly, where `orjson.dumps` and
-# `zlib.crc32` are looked up on their modules on every call (a few a member).
-_DUMPS: Final = orjson.dumps
-_SORT_KEYS: Final = orjson.OPT_SORT_KEYS
+# Bound once: compiled code calls a Final function directly, where `zlib.crc32` is looked up
+# on its module on every call (one a member).
 _CRC32: Final = zlib.crc32
 
 
@@ -45,9 +43,9 @@ def summarise(method: str, region: str, path: str, value: Any, raw: bytes, is_js
     if type(value) is dict:
         for name, member in value.items():
             parts.append(_field(_pointer(str(name))))
-            parts.append(_digest(_DUMPS(member, option=_SORT_KEYS)))
+            parts.append(_digest(canonical(member)))
     else:
-        whole = _DUMPS(value, option=_SORT_KEYS) if is_json else b"raw:" + raw
+        whole = canonical(value) if is_json else b"raw:" + raw
         parts.append(_field(""))
         parts.append(_digest(whole))
     return b"".join(parts)
