@@ -34,7 +34,7 @@ PACKAGE := pyproject.toml README.md \
 WHEEL := dist/.wheel
 
 .PHONY: run run-compiled wheel check test lint fmt bench bench-soak bench-idempotency bench-memory \
-	wrk valgrind clean browser screenshots \
+	wrk valgrind baseline clean browser screenshots \
 	compiled-copy docs docs-serve fuzz image image-test
 
 $(VPY):
@@ -224,9 +224,27 @@ $(LSTAMP): $(PACKAGE)
 	$(LVENV)/bin/python -m pip install --quiet --no-deps --force-reinstall .
 	touch $@
 
-bench: $(CBENCH) $(LSTAMP) wrk valgrind compiled-copy
+# `make bench BASELINE=REV` also measures the compiled build of commit REV (built in
+# $(BASE_DIR), a git worktree) in the same load rounds and under callgrind: the `baseline.*`
+# rows, read against ours on this machine in this run ("no worse than REV").
+BASELINE ?=
+BASE_DIR := build/baseline
+
+bench: $(CBENCH) $(LSTAMP) wrk valgrind compiled-copy $(if $(BASELINE),baseline)
 	cd $(COPY) && $(CURDIR)/$(CBIN)/python -m benchmarks --out $(CURDIR)/benchmarks/latest.json \
-		--pure-sources $(CURDIR) --loop-python $(CURDIR)/$(LVENV)/bin/python
+		--pure-sources $(CURDIR) --loop-python $(CURDIR)/$(LVENV)/bin/python \
+		$(if $(BASELINE),--baseline-python $(CURDIR)/$(BASE_DIR)/$(CBIN)/python)
+
+# The compiled build of BASELINE, in its own worktree, by its own Makefile (kept while REV is
+# the same commit).
+baseline:
+	@test -n "$(BASELINE)" || { echo "baseline: say which commit, BASELINE=REV"; exit 2; }
+	@want=$$(git rev-parse --verify "$(BASELINE)^{commit}") || exit 2; \
+	if [ ! -e $(BASE_DIR)/.git ] || [ "$$(git -C $(BASE_DIR) rev-parse HEAD)" != "$$want" ]; then \
+		rm -rf $(BASE_DIR) && git worktree prune && \
+		git worktree add --detach $(BASE_DIR) $$want || exit 1; \
+	fi
+	$(MAKE) -C $(BASE_DIR) $(CSTAMP)
 
 bench-soak: $(CSTAMP) wrk compiled-copy
 	cd $(COPY) && $(CURDIR)/$(CBIN)/python -m benchmarks --only soak --soak 300 \

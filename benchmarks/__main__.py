@@ -49,6 +49,13 @@ def _parser() -> argparse.ArgumentParser:
         help="the interpreter of a venv holding only the package and pytest, for the one-test "
         "pytest loop (make bench gives .venv-loop's)",
     )
+    parser.add_argument(
+        "--baseline-python",
+        type=Path,
+        help="the interpreter of a venv with another build of mockserver (an earlier commit's, "
+        "say): its server joins the load rounds and callgrind, as the baseline.* rows "
+        "(make bench BASELINE=REV builds one)",
+    )
     return parser
 
 
@@ -72,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         run_id=str(os.getpid()),
         pure_sources=args.pure_sources,
         loop_python=args.loop_python,
+        baseline_python=args.baseline_python,
     )
     if args.quick:
         options.seconds, options.rounds, options.warmup, options.page_seconds = 2.0, 1, 0.5, 1.0

@@ -58,6 +58,9 @@ GROUPS = (
 OURS = "ours"
 REF = "reference"
 PURE = "pure"  # ours again, from the sources: the request path as Python
+# Another build of ours (`--baseline-python`: an earlier commit's, say), in the same load rounds
+# and under callgrind: "no worse than that build" read on this machine, in this run.
+BASE = "baseline"
 
 
 def _log(line: str) -> None:
@@ -95,6 +98,9 @@ class Options:
     # The interpreter of a venv holding only the package (installed from the sources) and
     # pytest, for the one-test loop; None: this one, on `pure_sources`.
     loop_python: Path | None = None
+    # The interpreter of a venv with another build of mockserver installed (`make bench
+    # BASELINE=REV` builds one): its server is the `baseline.*` rows; None: not measured.
+    baseline_python: Path | None = None
     log: Callable[[str], None] = field(default=_log)
 
 
@@ -139,6 +145,8 @@ def rows(options: Options) -> list[Row]:
         if pure_ratio is not None:
             target = Target("ratio>=", pure_ratio)
             table.append(Row(f"pure.{key}.rps", f"{label}, pure Python", "req/s", target))
+    if options.baseline_python is not None:
+        table += baseline_rows()
     for depth in options.depths:
         table.append(Row(f"page.{depth}", f"page at cursor depth {depth}, {n} seed", "req/s"))
     ready = "reset until the next read answers"
@@ -307,6 +315,20 @@ HOSTILE_LABELS = {
 }
 
 
+def baseline_rows() -> list[Row]:
+    """The baseline build's figures, each beside the reference's of the same rounds: its ratio
+    reads against the ratio of the row of ours with the same figure."""
+    table = []
+    for key, label, ratio, *_ in LOADS:
+        if ratio is not None:
+            table.append(Row(f"baseline.{key}.rps", f"{label}, the baseline build", "req/s"))
+    for key, label, *_ in LOADS:
+        if key in instructions.KINDS:
+            label = f"{label}, instructions per request, the baseline build"
+            table.append(Row(f"baseline.cpu.{key}", label, "instr"))
+    return table
+
+
 def hostile_rows() -> list[Row]:
     """Per hostile party (see benchmarks/hostile.py): the API's p99 beside its baseline's (the
     reference column), and the server's RSS growth."""
@@ -438,10 +460,16 @@ class Run:
         results = figures.startups(starts, times, self.options.startup_budget)
         self.put_startups("startup.default", results)
         servers = {side: server for side, (_, server) in results.items()}
-        with running(servers[OURS]), running(servers[REF]), self.pure_server() as pure:
+        with (
+            running(servers[OURS]),
+            running(servers[REF]),
+            self.pure_server() as pure,
+            self.baseline_server() as base,
+        ):
             if self.wants("startup"):  # the reference loads no seed: one start-up for both
                 self.put("startup.big", REF, self.report.row("startup.default").reference)
-            self.loads(servers if pure is None else {**servers, PURE: pure})
+            extra = {side: s for side, s in ((PURE, pure), (BASE, base)) if s is not None}
+            self.loads({**servers, **extra})
             self.pages(REF, servers[REF])
             self.resets(OURS, servers[OURS], "default", times=30)
             for seed in ("default", "big"):
@@ -467,6 +495,18 @@ class Run:
         with running(server):
             yield server
 
+    @contextlib.contextmanager
+    def baseline_server(self) -> Iterator[Server | None]:
+        """The baseline build's server (`baseline_python`), for the load figures; None when
+        there is none or no load figure is wanted."""
+        python = self.options.baseline_python
+        if python is None or not self.wants("load"):
+            yield None
+            return
+        server = self.start(BASE, [str(python), *ours_command(None)[1:]])()
+        with running(server):
+            yield server
+
     def loads(self, servers: dict[str, Server]) -> None:
         """Each load figure in alternating rounds (ours then the reference, then the other way
         round, ...); the median round of each side counts, so neither a neighbour's burst nor a
@@ -488,10 +528,12 @@ class Run:
                 return figures.advance(server, o.seconds, expected, self.workdir, fixed_ids)
             return figures.advance(server, o.seconds, expected, self.workdir)
 
-        for key, *_, pure_ratio in LOADS:
+        for key, _, ratio, _, pure_ratio in LOADS:
+            # The pure path and the baseline only where ours has a target against the reference.
+            sides = {PURE: pure_ratio is not None, BASE: ratio is not None}
             rounds: dict[str, list[LoadResult]] = {}
             for number in range(o.rounds):
-                order = [(s, v) for s, v in servers.items() if s != PURE or pure_ratio]
+                order = [(s, v) for s, v in servers.items() if sides.get(s, True)]
                 for side, server in order if number % 2 == 0 else order[::-1]:
                     try:
                         result = measure(key, server, side)
@@ -502,14 +544,15 @@ class Run:
                     rounds.setdefault(side, []).append(result)
             for side, results in rounds.items():
                 chosen = median_round(results)
-                if side == PURE:
-                    self.put(f"pure.{key}.rps", OURS, chosen.rps)
+                if side in (PURE, BASE):
+                    self.put(f"{side}.{key}.rps", OURS, chosen.rps)
                     continue
                 self.put_load(key, side, chosen)
                 if key == "create":
                     create_rps[side] = chosen.rps
-                if key != "advance" and side == REF and PURE in servers:
-                    self.put(f"pure.{key}.rps", REF, chosen.rps)
+                for other in (PURE, BASE):
+                    if side == REF and other in servers and sides[other]:
+                        self.put(f"{other}.{key}.rps", REF, chosen.rps)
 
     def put_load(self, key: str, side: str, result: LoadResult) -> None:
         note = ""
@@ -679,19 +722,28 @@ class Run:
             self.attempt(f"ours with {party}", functools.partial(measure, party))
 
     def instructions(self) -> None:
-        """Instructions per request of each kind, ours then the reference, each on a fresh
-        server under callgrind (benchmarks/instructions.py); skipped without valgrind."""
+        """Instructions per request of each kind, ours then the reference (then the baseline
+        build, when there is one), each on a fresh server under callgrind
+        (benchmarks/instructions.py); skipped without valgrind."""
         if not instructions.available():
             self.report.failures.append("instructions: valgrind is not installed")
             return
         sides = {OURS: ours_command(None), REF: REFERENCE}
+        python = self.options.baseline_python
+        if python is not None:
+            sides[BASE] = [str(python), *ours_command(None)[1:]]
 
         def measure(kind: str, side: str) -> None:
             tag = f"i{self.options.run_id}-{side}"
             figure = instructions.per_request(
                 side, sides[side], figures.PROBE, self.workdir, kind, tag
             )
+            if side == BASE:
+                self.put(f"baseline.cpu.{kind}", OURS, figure)
+                return
             self.put(f"cpu.{kind}", side, figure)
+            if side == REF and python is not None:
+                self.put(f"baseline.cpu.{kind}", REF, figure)
 
         for kind in instructions.KINDS:
             for side in sides:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +29,17 @@ from benchmarks import (
 from benchmarks.figures import SoakSlice
 from benchmarks.reference_app import create_app
 from benchmarks.report import Report, Row, Target, markdown_table, text_table
-from benchmarks.run import REFERENCE, growth_per_request, median_round, ours_command
+from benchmarks.run import (
+    BASE,
+    REF,
+    REFERENCE,
+    Options,
+    Run,
+    growth_per_request,
+    median_round,
+    ours_command,
+    rows,
+)
 from benchmarks.servers import Http, server_environment, spawn
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.live import LiveServer
@@ -185,6 +196,48 @@ def test_advance_script_stops_and_says_so_when_its_supply_runs_out(
     result = load.run(url, "advance.lua", ["sk_test_x", str(ids), "2"], seconds=1)
     assert result.exhausted
     assert not result.valid
+
+
+def test_baseline_rows_come_only_with_a_baseline_build() -> None:
+    assert not [row for row in rows(Options()) if row.key.startswith("baseline.")]
+    baseline = [
+        row
+        for row in rows(Options(baseline_python=Path(sys.executable)))
+        if row.key.startswith("baseline.")
+    ]
+    assert [row.key for row in baseline] == [
+        "baseline.get.rps",
+        "baseline.list.rps",
+        "baseline.create.rps",
+        "baseline.cpu.get",
+        "baseline.cpu.list",
+        "baseline.cpu.create",
+    ]
+    assert all(row.target is None for row in baseline)  # read against ours, not a bound
+
+
+@needs_wrk
+def test_a_baseline_build_joins_the_load_rounds_beside_the_reference(tmp_path: Path) -> None:
+    options = Options(seconds=1, rounds=1, warmup=0, baseline_python=Path(sys.executable))
+    options.log = lambda line: None
+    run = Run(options)
+    shutil.rmtree(run.workdir)
+    run.workdir = tmp_path
+    reference = spawn("reference", REFERENCE, "/v1/documents?limit=1", tmp_path)
+    baseline = spawn("baseline", REFERENCE, "/v1/documents?limit=1", tmp_path)
+    try:
+        run.loads({REF: reference, BASE: baseline})
+    finally:
+        reference.stop()
+        baseline.stop()
+    assert run.report.failures == []
+    for key in ("get", "list", "create"):
+        row = run.report.row(f"baseline.{key}.rps")
+        assert row.ours is not None  # the baseline's rounds
+        assert row.ours > 0
+        assert row.reference == run.report.row(f"{key}.rps").reference  # the same rounds
+        assert row.ratio is not None
+    assert run.report.row("advance.rps").reference is not None  # the reference's, alone
 
 
 def test_spawned_server_is_timed_to_its_first_200_and_stopped(tmp_path: Path) -> None:
