@@ -315,6 +315,11 @@ HOSTILE_LABELS = {
 }
 
 
+def baseline_command(python: Path) -> list[str]:
+    """Ours as `ours_command` starts it, by the baseline build's interpreter."""
+    return [str(python), *ours_command(None)[1:]]
+
+
 def baseline_rows() -> list[Row]:
     """The baseline build's figures, each beside the reference's of the same rounds: its ratio
     reads against the ratio of the row of ours with the same figure."""
@@ -503,7 +508,7 @@ class Run:
         if python is None or not self.wants("load"):
             yield None
             return
-        server = self.start(BASE, [str(python), *ours_command(None)[1:]])()
+        server = self.start(BASE, baseline_command(python))()
         with running(server):
             yield server
 
@@ -731,7 +736,7 @@ class Run:
         sides = {OURS: ours_command(None), REF: REFERENCE}
         python = self.options.baseline_python
         if python is not None:
-            sides[BASE] = [str(python), *ours_command(None)[1:]]
+            sides[BASE] = baseline_command(python)
 
         def measure(kind: str, side: str) -> None:
             tag = f"i{self.options.run_id}-{side}"
