@@ -7,6 +7,7 @@ HTTPS-only when TLS is on (`https_only.py`), with no access log and without uvic
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from collections.abc import Callable
 from typing import Any
@@ -98,8 +99,23 @@ def _fixed() -> dict[str, Any]:
         "access_log": False,
         "date_header": False,
         "proxy_headers": False,
+        "ws": websocket_protocol,
         **uvicorn_limits(),
     }
+
+
+def websocket_protocol(**options: Any) -> asyncio.Protocol:
+    """uvicorn's own WebSocket protocol (what its `ws="auto"` picks), imported by the first
+    request that asks for a WebSocket rather than when a server starts: the API speaks none
+    (the app closes every WebSocket at once, so uvicorn answers 403), and importing the
+    websockets library is a good part of a test server's first start (tens of milliseconds on
+    a slow machine) and of `mockserver run`'s. uvicorn's own "auto" is a callable of the same
+    shape."""
+    from uvicorn.protocols.websockets.auto import AutoWebSocketsProtocol
+
+    if AutoWebSocketsProtocol is None:  # websockets comes with uvicorn[standard]
+        raise RuntimeError("no WebSocket library is installed (mockserver needs uvicorn[standard])")
+    return AutoWebSocketsProtocol(**options)
 
 
 def serve_as_is(app: ASGIApp, *, host: str, port: int, log_level: str) -> None:
