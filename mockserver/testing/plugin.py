@@ -148,13 +148,14 @@ class MockServer(Controls):
 
     def _context(self) -> ssl.SSLContext:
         """What the clients of this server verify with: its CA with TLS, else httpx's default
-        context, made once (making one costs about 15 ms, per client)."""
+        verification, made once, its CA bundle read by the first TLS connection (reading it
+        costs tens of milliseconds, which a plain-HTTP server's clients never need)."""
         if self._tls is not None:
             return self._tls
         if self._default_tls is None:
-            import httpx
+            from mockserver.testing.deferred_trust import DeferredTrust
 
-            self._default_tls = httpx.create_ssl_context()
+            self._default_tls = DeferredTrust.make()
         return self._default_tls
 
     @property

@@ -1,6 +1,7 @@
 """`mock_server.client()` as consumers call it, often once per test: every client verifies TLS
 with one context made for the session, as httpx's default would (httpx makes a new one, about
-15 ms, for each client); `trust_env` still reaches httpx."""
+15 ms, for each client), and reads no CA bundle while it speaks plain HTTP (httpx reads one
+for each context it makes); `trust_env` still reaches httpx."""
 
 from __future__ import annotations
 
@@ -9,34 +10,42 @@ import pytest
 pytest_plugins = ["pytester"]
 
 CONSUMER = """
+import ssl
+
 import httpx
 import pytest
 
 
 @pytest.fixture
-def contexts_made(monkeypatch):
-    made = []
-    make = httpx.create_ssl_context
+def bundles_read(monkeypatch):
+    read = []
+    load = ssl.SSLContext.load_verify_locations
 
-    def counted(*args, **kwargs):
-        made.append(1)
-        return make(*args, **kwargs)
+    def counted(self, *args, **kwargs):
+        read.append(self)
+        return load(self, *args, **kwargs)
 
-    monkeypatch.setattr(httpx, "create_ssl_context", counted)
-    return made
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    return read
 
 
-def test_clients_share_one_context(mock_server, contexts_made):
+def test_clients_read_no_ca_bundle_over_plain_http(mock_server, bundles_read):
     for _ in range(3):
         with mock_server.client() as client:
             assert client.get("/whoami").status_code == 200
-    assert len(contexts_made) == 1
+    assert bundles_read == []
 
 
-def test_and_so_does_the_next_test(mock_server, contexts_made):
+def test_nor_in_the_next_test(mock_server, bundles_read):
     with mock_server.client() as client:
         assert client.get("/whoami").status_code == 200
-    assert contexts_made == []
+    assert bundles_read == []
+
+
+def test_httpx_reads_one_for_each_client(bundles_read):
+    with httpx.Client(), httpx.Client():
+        pass
+    assert len(bundles_read) == 2
 
 
 def test_trust_env_still_reaches_httpx(mock_server):
@@ -48,4 +57,4 @@ def test_trust_env_still_reaches_httpx(mock_server):
 def test_clients_of_the_live_server(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_consumer=CONSUMER)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)
