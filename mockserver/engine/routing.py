@@ -27,27 +27,34 @@ Handler = Callable[[Any, Params], Awaitable[Response]]  # (the request's turn, p
 
 _PARAM = re.compile(r"{([a-zA-Z_][a-zA-Z0-9_]*)(?::(int|str))?}")
 _SAFE = ":/%#?=@[]!$&'()*+,;"  # what a redirect's Location leaves unquoted
-_COMPILED: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}  # by template
+# By template: its regex and its int-typed parameters (every sandbox has the same templates).
+_COMPILED: dict[str, tuple[str, tuple[str, ...]]] = {}
 
 
 class Route:
     """One method set on one path template, served by `handler`."""
 
-    __slots__ = ("handler", "methods", "pattern", "template", "typed")
+    __slots__ = ("_pattern", "handler", "methods", "regex", "template", "typed")
 
     def __init__(self, methods: Sequence[str], template: str, handler: Handler) -> None:
         self.methods = frozenset({*methods, "HEAD"} if "GET" in methods else methods)
         self.template = template
         self.handler = handler
         compiled = _COMPILED.get(template)
-        if compiled is None:  # every sandbox (an account's too) has the same templates
-            regex, typed = _compile(template)
-            compiled = _COMPILED[template] = (re.compile(regex), typed)
-        self.pattern, self.typed = compiled
+        if compiled is None:
+            compiled = _COMPILED[template] = _compile(template)
+        self.regex, self.typed = compiled
+        # Compiled by the first path matched against it: the direct lookup of `Router` finds
+        # most requests' routes without one, and compiling them all would cost a sandbox's
+        # first build a few milliseconds.
+        self._pattern: re.Pattern[str] | None = None
 
     def match(self, path: str) -> Params | None:
         """The path parameters if `path` is this route's, else None."""
-        found = self.pattern.match(path)
+        pattern = self._pattern
+        if pattern is None:
+            pattern = self._pattern = re.compile(self.regex)
+        found = pattern.match(path)
         if found is None:
             return None
         params: Params = dict(found.groupdict())
