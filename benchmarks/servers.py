@@ -137,8 +137,8 @@ class Server:
         """Resident set size from /proc, in KiB (Linux)."""
         return rss_kib(self.pid)
 
-    def client(self, key: str = KEY) -> Http:
-        return Http(self.port, key)
+    def client(self, key: str = KEY, timeout: float = 60.0) -> Http:
+        return Http(self.port, key, timeout)
 
     def url(self, path: str) -> str:
         return f"http://{HOST}:{self.port}{path}"

@@ -50,6 +50,9 @@ ENDPOINTS_MAX = 16  # per account and environment (mockserver.webhooks.endpoints
 VAULT = "vault_mock_us"
 LAYOUTS = ("endpoints16", "endpoint1", "heads1000")
 RECEIVERS = ("500", "refused")
+# Seconds the harness waits for the advance: the 29,000 attempts of `heads1000` took 28 s on a
+# fast machine and over a minute on a machine a third as fast.
+ADVANCE_TIMEOUT = 900.0
 _ANSWER = b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 
 
@@ -211,7 +214,7 @@ def measure(server: Server, layout: str, kind: str, deliveries: int = DELIVERIES
     """One backlog on a server just reset: fill it, let the first attempts finish, then time
     the 24 h advance. The server is reset again afterwards."""
     counts = plan(layout, deliveries)
-    client = server.client()
+    client = server.client(timeout=ADVANCE_TIMEOUT)
     try:
         client.json("POST", "/_mock/reset")
         with receiver(kind) as (url, fail):
