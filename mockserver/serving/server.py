@@ -14,10 +14,10 @@ from typing import Any
 
 import uvicorn
 
-# uvicorn's own HTTP protocol (httptools, else h11), which the slow-client guard subclasses: the
-# one name of its internals the mock uses. It is behaviour the mock must have, not a speed
-# trick, and no public hook of uvicorn bounds a request head's time and size; tests/serving
-# pins what the guard reads of it.
+# uvicorn's own HTTP protocol (httptools, else h11), which the slow-client guard subclasses: one
+# of the two names of its internals the mock uses (the other: its WebSocket protocol, below).
+# It is behaviour the mock must have, not a speed trick, and no public hook of uvicorn bounds a
+# request head's time and size; tests/serving pins what the guard reads of it.
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from mockserver.serving.asgi import ASGIApp
@@ -110,7 +110,10 @@ def websocket_protocol(**options: Any) -> asyncio.Protocol:
     (the app closes every WebSocket at once, so uvicorn answers 403), and importing the
     websockets library is a good part of a test server's first start (tens of milliseconds on
     a slow machine) and of `mockserver run`'s. uvicorn's own "auto" is a callable of the same
-    shape."""
+    shape. The module it names is uvicorn's internal one, the second the mock imports: kept
+    since it pays (a third of `mock_server`'s instructions went with it and the CA bundle's
+    read; Performance: the test-driven loop), and tests/e2e/test_lazy_imports.py fails if a
+    release moves it."""
     from uvicorn.protocols.websockets.auto import AutoWebSocketsProtocol
 
     if AutoWebSocketsProtocol is None:  # websockets comes with uvicorn[standard]
