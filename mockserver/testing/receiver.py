@@ -8,6 +8,7 @@ a test can see that an attempt is in flight. Nothing here waits without a bound.
 
 from __future__ import annotations
 
+import atexit
 import socket
 import threading
 from collections import deque
@@ -137,9 +138,33 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # the default 5 resets connections when many attempts arrive at once
 
 
+# The sockets that hold `closed_port`'s ports, by (host, port); closed when the process exits.
+_held: dict[tuple[str, int], socket.socket] = {}
+
+
 def closed_port(host: str = "127.0.0.1") -> int:
-    """A loopback port nothing listens on (just released), for connection-refused tests."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        port: int = sock.getsockname()[1]
+    """A loopback port nothing listens on, for connection-refused tests: a socket of this
+    process stays bound to it, not listening, until the process exits or `release_port`. A
+    connection to it is refused, and no other socket can take the port and answer in its
+    place (a port released at once could be bound by the next server or receiver of any
+    process, whose script the refused deliveries would then use up)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind((host, 0))
+    port: int = sock.getsockname()[1]
+    if not _held:
+        atexit.register(_release_all)
+    _held[host, port] = sock
     return port
+
+
+def release_port(port: int, host: str = "127.0.0.1") -> None:
+    """Let go of a port `closed_port` gave, for a test that brings a receiver up on it."""
+    sock = _held.pop((host, port), None)
+    if sock is not None:
+        sock.close()
+
+
+def _release_all() -> None:
+    for sock in _held.values():
+        sock.close()
+    _held.clear()

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mockserver.testing.receiver import closed_port
+from mockserver.testing.receiver import closed_port, release_port
 from mockserver.webhooks.deliveries import RETRY_CAP, RETRY_OFFSETS
 from tests.support.webhooks import deliveries, new_document, register, settle
 
@@ -42,6 +42,7 @@ def receiver_process(
     port = closed_port()
     endpoint = register(inproc, f"http://127.0.0.1:{port}/hooks", ["document.created"])
     env = {**os.environ, "WEBHOOK_SECRET": endpoint["signing_secret"], "PORT": str(port)}
+    release_port(port)  # the receiver's process takes it
     process = subprocess.Popen(
         [sys.executable, "-c", readme_receiver()],
         env=env,

@@ -13,7 +13,7 @@ from starlette.applications import Starlette
 
 from mockserver.core.clock import format_ts as _ts
 from mockserver.testing.inprocess import inprocess_client
-from mockserver.testing.receiver import HANG, HOLD, WebhookReceiver, closed_port
+from mockserver.testing.receiver import HANG, HOLD, WebhookReceiver, closed_port, release_port
 from mockserver.webhooks.deliveries import RETRY_OFFSETS
 from tests.support.api import assert_envelope
 from tests.support.keys import auth
@@ -139,6 +139,7 @@ def test_connection_refused_is_retried_like_a_failure(inproc: httpx.Client) -> N
     assert attempt["status_code"] is None
     assert attempt["error"].startswith("connection failed")
     assert refused["next_attempt_at"] == _ts(START + 60)
+    release_port(port)
     with WebhookReceiver(port=port) as receiver:  # the receiver comes up
         advance(inproc, 60)
         assert len(receiver.received) == 1
