@@ -61,6 +61,8 @@ PURE = "pure"  # ours again, from the sources: the request path as Python
 # Another build of ours (`--baseline-python`: an earlier commit's, say), in the same load rounds
 # and under callgrind: "no worse than that build" read on this machine, in this run.
 BASE = "baseline"
+# pytest's assertion rewriting off: the loop's runs without its import hook (see `loop`).
+PLAIN_ASSERT = ("--assert=plain",)
 
 
 def _log(line: str) -> None:
@@ -876,15 +878,23 @@ class Run:
         """What a one-test pytest run costs with each fixture over one with none, each run a
         fresh process (benchmarks/test_loop.py): on `loop_python`, whose venv holds only the
         package as `pip install` from source gives it and pytest; without it, on this
-        interpreter and the sources of `pure_sources` (or the installed package)."""
+        interpreter and the sources of `pure_sources` (or the installed package). In the same
+        rounds, the runs with `--assert=plain`: the notes say what is left without pytest's
+        assertion rewriting, which loads every module of a plugin's distribution."""
         o = self.options
+        variants = ((), PLAIN_ASSERT)
         if o.loop_python is not None:
-            loop = test_loop.measure(o.loop_rounds, python=str(o.loop_python))
+            loop, plain = test_loop.measure(
+                o.loop_rounds, python=str(o.loop_python), variants=variants
+            )
         else:
-            loop = test_loop.measure(o.loop_rounds, o.pure_sources)
-        runs = loop.by_suite()
+            loop, plain = test_loop.measure(o.loop_rounds, o.pure_sources, variants=variants)
+        runs, plain_runs = loop.by_suite(), plain.by_suite()
         self.report.details["loop"] = {name: vars(run) for name, run in runs.items()}
-        note = f"CPU {loop.bare.cpu_ms:.0f} ms"
+        self.report.details["loop_assert_plain"] = {
+            name: vars(run) for name, run in plain_runs.items()
+        }
+        note = f"CPU {loop.bare.cpu_ms:.0f} ms; {plain.bare.wall_ms:.0f} ms with --assert=plain"
         if o.loop_python is not None:
             note += "; a venv of the package and pytest only"
         elif o.pure_sources is None:
@@ -892,7 +902,11 @@ class Run:
         self.put("loop.bare", OURS, loop.bare.wall_ms, note)
         for name in ("mock_client", "mock_server"):
             run = runs[name]
-            note = f"{run.wall_ms:.0f} ms in all; CPU {run.cpu_ms - loop.bare.cpu_ms:+.0f} ms"
+            without = plain_runs[name].wall_ms - plain.bare.wall_ms
+            note = (
+                f"{run.wall_ms:.0f} ms in all; CPU {run.cpu_ms - loop.bare.cpu_ms:+.0f} ms; "
+                f"{without:+.0f} ms with --assert=plain"
+            )
             self.put(f"loop.{name}", OURS, run.wall_ms - loop.bare.wall_ms, note)
 
     def execute(self) -> Report:

@@ -14,13 +14,19 @@ reported beside it: on a shared machine it moves less than wall-clock time, but 
 waits (a server thread's shutdown). With `--sources`, the mockserver of that checkout runs
 (first on `PYTHONPATH`): the pure-Python package that `pip install` from source gives. Given
 more than once, every checkout runs in the same alternating rounds (to compare two versions);
-a value may list several folders (`A:B`), all put first on `PYTHONPATH`. With `--python`, the
-suites run on that interpreter: `make bench` gives the one of `.venv-loop`, a venv holding only
-the package installed from the sources and pytest, as `pip install` gives a user (other pytest
-plugins would import httpx or anyio in the run with no fixture, so the fixtures' runs would
-not pay for them). A benchmark, not a test: nothing asserts a time.
+a value may list several folders (`A:B`), all put first on `PYTHONPATH`. With `--also=ARGS`,
+every suite also runs with those pytest arguments added, in the same rounds:
+`--also=--assert=plain` shows what pytest's assertion rewriting costs the fixtures' runs
+(pytest loads every module of a plugin's distribution, so every module of mockserver, through
+its rewriting import hook, which reads cached code several times slower than Python's own
+import does). With `--python`, the suites run on that interpreter: `make bench` gives the one
+of `.venv-loop`, a venv holding only the package installed from the sources and pytest, as
+`pip install` gives a user (other pytest plugins would import httpx or anyio in the run with
+no fixture, so the fixtures' runs would not pay for them). A benchmark, not a test: nothing
+asserts a time.
 
     python -m benchmarks.test_loop [--rounds 11] [--python PATH] [--sources PATH ...]
+        [--also=ARGS ...]
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -81,15 +88,20 @@ class Loop:
 
 
 def run_once(
-    folder: Path, name: str, sources: str | None = None, python: str = sys.executable
+    folder: Path,
+    name: str,
+    sources: str | None = None,
+    python: str = sys.executable,
+    args: Sequence[str] = (),
 ) -> tuple[float, float]:
     """Wall-clock and CPU seconds of one fresh pytest process of `python` running the suite
-    `name`, with the folders of `sources` (separated by os.pathsep) first on its PYTHONPATH."""
+    `name`, with the folders of `sources` (separated by os.pathsep) first on its PYTHONPATH
+    and `args` added to pytest's command line."""
     extra = {}
     if sources is not None:
         folders = [str(Path(part).resolve()) for part in sources.split(os.pathsep)]
         extra["PYTHONPATH"] = os.pathsep.join(folders)
-    command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"test_{name}.py"]
+    command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, f"test_{name}.py"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(
@@ -112,28 +124,41 @@ def run_once(
     return seconds, cpu
 
 
-def compare(rounds: int, trees: Sequence[str | None], python: str = sys.executable) -> list[Loop]:
+def compare(
+    rounds: int,
+    trees: Sequence[str | None],
+    python: str = sys.executable,
+    variants: Sequence[Sequence[str]] = ((),),
+) -> list[Loop]:
     """The suites on each of `trees` (`sources` of `run_once`; None: the package installed
-    for `python`): each suite once to warm (bytecode), then `rounds` rounds alternating suites
-    and trees; the medians of each tree's runs, in ms."""
+    for `python`), each with each of `variants` (pytest arguments added): each suite once to
+    warm (bytecode), then `rounds` rounds alternating suites, trees and variants; the medians
+    of the runs of each tree with each variant (trees first: tree 0's variants, then tree
+    1's), in ms."""
     python = os.path.abspath(python)  # the suites run elsewhere; a venv's link stays a link
-    runs = [(tree, name) for tree in range(len(trees)) for name in SUITES]
-    times: dict[tuple[int, str], list[tuple[float, float]]] = {run: [] for run in runs}
+    sides = [(tree, variant) for tree in range(len(trees)) for variant in range(len(variants))]
+    runs = [(side, name) for side in sides for name in SUITES]
+    times: dict[tuple[tuple[int, int], str], list[tuple[float, float]]] = {run: [] for run in runs}
+
+    def run(side: tuple[int, int], name: str) -> tuple[float, float]:
+        tree, variant = side
+        return run_once(folder, name, trees[tree], python, variants[variant])
+
     with tempfile.TemporaryDirectory(prefix="mockserver-loop-bench-") as tmp:
         folder = Path(tmp)
         for name, body in SUITES.items():
             (folder / f"test_{name}.py").write_text(body)
-        for tree, name in runs:
-            run_once(folder, name, trees[tree], python)
+        for side, name in runs:
+            run(side, name)
         for number in range(rounds):
-            for tree, name in runs if number % 2 == 0 else runs[::-1]:
-                times[tree, name].append(run_once(folder, name, trees[tree], python))
+            for side, name in runs if number % 2 == 0 else runs[::-1]:
+                times[side, name].append(run(side, name))
     loops = []
-    for tree in range(len(trees)):
+    for side in sides:
         medians = {
             name: Run(
-                1000 * statistics.median(wall for wall, _ in times[tree, name]),
-                1000 * statistics.median(cpu for _, cpu in times[tree, name]),
+                1000 * statistics.median(wall for wall, _ in times[side, name]),
+                1000 * statistics.median(cpu for _, cpu in times[side, name]),
             )
             for name in SUITES
         }
@@ -141,11 +166,15 @@ def compare(rounds: int, trees: Sequence[str | None], python: str = sys.executab
     return loops
 
 
-def measure(rounds: int = 11, sources: Path | None = None, python: str = sys.executable) -> Loop:
-    """The suites on the checkout `sources` (None: the package installed for `python`), as
-    `compare`."""
-    (loop,) = compare(rounds, [None if sources is None else str(sources)], python)
-    return loop
+def measure(
+    rounds: int = 11,
+    sources: Path | None = None,
+    python: str = sys.executable,
+    variants: Sequence[Sequence[str]] = ((),),
+) -> list[Loop]:
+    """The suites on the checkout `sources` (None: the package installed for `python`), with
+    each of `variants`, as `compare`: one Loop per variant."""
+    return compare(rounds, [None if sources is None else str(sources)], python, variants)
 
 
 def main() -> int:
@@ -159,12 +188,23 @@ def main() -> int:
         action="append",
         help="a checkout whose mockserver/ runs (first on PYTHONPATH); again to compare",
     )
+    parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="ARGS",
+        help="pytest arguments every suite also runs with, e.g. --also=--assert=plain; again "
+        "for more",
+    )
     args = parser.parse_args()
     trees: list[str | None] = args.sources or [None]
-    loops = compare(args.rounds, trees, args.python)
+    variants = [[], *(shlex.split(extra) for extra in args.also)]
+    loops = compare(args.rounds, trees, args.python, variants)
     print(f"one-test pytest runs, medians of {args.rounds} fresh processes each, in ms")
-    for tree, loop in zip(trees, loops, strict=True):
-        print(f"\n{tree or 'the package installed for ' + args.python}\n")
+    sides = [(tree, variant) for tree in trees for variant in variants]
+    for (tree, variant), loop in zip(sides, loops, strict=True):
+        where = tree or "the package installed for " + args.python
+        print(f"\n{where}" + (f", with {shlex.join(variant)}" if variant else "") + "\n")
         print("| suite | wall-clock | over no fixture | CPU | over no fixture |")
         print("|---|---|---|---|---|")
         for name, run in loop.by_suite().items():

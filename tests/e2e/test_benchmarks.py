@@ -363,11 +363,18 @@ def test_the_suites_of_the_other_mocks_run(tmp_path: Path, suite: str, library: 
 
 
 def test_one_test_runs_are_timed_in_fresh_processes() -> None:
-    loop = test_loop.measure(rounds=1)
-    assert set(loop.by_suite()) == set(test_loop.SUITES)
-    for run in loop.by_suite().values():
-        assert run.wall_ms > 0
-        assert run.cpu_ms > 0
+    loops = test_loop.measure(rounds=1, variants=((), ("--assert=plain",)))
+    assert len(loops) == 2  # one per variant
+    for loop in loops:
+        assert set(loop.by_suite()) == set(test_loop.SUITES)
+        for run in loop.by_suite().values():
+            assert run.wall_ms > 0
+            assert run.cpu_ms > 0
+
+
+def test_a_variant_s_arguments_reach_pytest() -> None:
+    with pytest.raises(RuntimeError, match="unrecognized arguments: --no-such-option"):
+        test_loop.measure(rounds=1, variants=((), ("--no-such-option",)))
 
 
 def test_the_plugin_import_is_timed_in_fresh_processes() -> None:
