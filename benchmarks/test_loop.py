@@ -139,13 +139,13 @@ def compare(
     sides = [(tree, variant) for tree in range(len(trees)) for variant in range(len(variants))]
     runs = [(side, name) for side in sides for name in SUITES]
     times: dict[tuple[tuple[int, int], str], list[tuple[float, float]]] = {run: [] for run in runs}
-
-    def run(side: tuple[int, int], name: str) -> tuple[float, float]:
-        tree, variant = side
-        return run_once(folder, name, trees[tree], python, variants[variant])
-
     with tempfile.TemporaryDirectory(prefix="mockserver-loop-bench-") as tmp:
         folder = Path(tmp)
+
+        def run(side: tuple[int, int], name: str) -> tuple[float, float]:
+            tree, variant = side
+            return run_once(folder, name, trees[tree], python, variants[variant])
+
         for name, body in SUITES.items():
             (folder / f"test_{name}.py").write_text(body)
         for side, name in runs:

@@ -151,8 +151,6 @@ def closed_port(host: str = "127.0.0.1") -> int:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind((host, 0))
     port: int = sock.getsockname()[1]
-    if not _held:
-        atexit.register(_release_all)
     _held[host, port] = sock
     return port
 
@@ -164,6 +162,7 @@ def release_port(port: int, host: str = "127.0.0.1") -> None:
         sock.close()
 
 
+@atexit.register
 def _release_all() -> None:
     for sock in _held.values():
         sock.close()
