@@ -29,6 +29,9 @@ CURRENT = Path(__file__).with_name("data") / f"snapshot-format-{FORMAT}.json"
 ACCOUNT = {"name": "Format two", "clock": {"mode": "frozen", "start_time": "2030-01-01T00:00:00Z"}}
 
 
+# The clients' own User-Agent: the files' journals hold it, and httpx's default names its version.
+AGENT = {"User-Agent": "snapshot-test-agent"}
+
 DOCUMENT = {"title": "Kept across versions", "vault_id": "vault_mock_us", "metadata": {"n": 1}}
 KEY = {"Idempotency-Key": "format-1"}
 
@@ -55,7 +58,7 @@ def _build_current(client: httpx.Client) -> str:
 
 def write() -> None:
     app = create_app(Settings(clock_mode="frozen"))
-    with inprocess_client(app, headers=auth()) as client:
+    with inprocess_client(app, headers={**AGENT, **auth()}) as client:
         _build_current(client)
         client.post("/_mock/snapshots", json={"name": "current"})
         data = client.get("/_mock/snapshots/current/download").content
@@ -117,7 +120,7 @@ def test_the_same_requests_give_the_same_file_as_the_checked_in_one() -> None:
     """Building the state again, in another process, gives this very file, but for the
     journal's measured durations."""
     app = create_app(Settings(clock_mode="frozen"))
-    with inprocess_client(app, headers=auth()) as client:
+    with inprocess_client(app, headers={**AGENT, **auth()}) as client:
         _build_current(client)
         client.post("/_mock/snapshots", json={"name": "again"})
         data = client.get("/_mock/snapshots/again/download").content

@@ -55,10 +55,14 @@ def _app() -> Any:
     return create_app(Settings(clock_mode="frozen", random_seed=424242))
 
 
+# The client's own User-Agent: journal bodies echo it, and httpx's default names its version.
+USER_AGENT = "golden-stream-agent"
+
+
 def _client(app: Any) -> httpx.Client:
     from mockserver.testing.inprocess import inprocess_client
 
-    return inprocess_client(app, base_url="http://mock")
+    return inprocess_client(app, base_url="http://mock", headers={"user-agent": USER_AGENT})
 
 
 _DURATIONS = (
