@@ -33,7 +33,7 @@ PACKAGE := pyproject.toml README.md \
 	$(shell find mockserver seeds scenarios -type f ! -path '*/__pycache__/*' ! -name '*.so')
 WHEEL := dist/.wheel
 
-.PHONY: run run-compiled wheel check test lint fmt bench bench-soak bench-idempotency bench-memory \
+.PHONY: run run-compiled wheel check test lint fmt lock upgrade bench bench-soak bench-idempotency bench-memory \
 	wrk valgrind baseline clean browser screenshots \
 	compiled-copy docs docs-serve fuzz image image-test
 
@@ -44,9 +44,31 @@ $(TOOLS): | $(VPY)
 	$(BIN)/python -m pip install --quiet --upgrade pip build
 	touch $@
 
-$(DEV): pyproject.toml | $(TOOLS)
-	$(BIN)/python -m pip install --quiet -e '.[test,docs,container]'
+# The test, docs and container extras at the versions of the lock (requirements/dev.txt, with
+# hashes), so that a new release of any of them cannot break `make test`; then the sources,
+# editable, with nothing more. `make lock` writes the lock again after pyproject.toml changed
+# (keeping the pinned versions that still fit); `make upgrade` moves every pin to the newest
+# release that fits pyproject.toml's ranges.
+LOCK := requirements/dev.txt
+LOCKED_EXTRAS := --extra test --extra docs --extra container
+UV := $(VENV)/.uv
+
+$(DEV): pyproject.toml $(LOCK) | $(TOOLS)
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
+
+$(UV): | $(VPY)
+	$(BIN)/python -m pip install --quiet 'uv>=0.9'
+	touch $@
+
+lock: $(UV)
+	$(BIN)/uv pip compile --quiet pyproject.toml $(LOCKED_EXTRAS) --python-version 3.11 \
+		--generate-hashes --custom-compile-command "make lock" -o $(LOCK)
+
+upgrade: $(UV)
+	$(BIN)/uv pip compile --quiet --upgrade pyproject.toml $(LOCKED_EXTRAS) --python-version 3.11 \
+		--generate-hashes --custom-compile-command "make lock" -o $(LOCK)
 
 # `run`'s install: the sources, editable (an edit is served at the next start), with the
 # runtime dependencies only: a fresh clone answers within seconds of them being installed.
