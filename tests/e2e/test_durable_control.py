@@ -5,12 +5,14 @@ control action did is there again after `kill -9` and a restart, audit chains in
 from __future__ import annotations
 
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from mockserver.testing.receiver import closed_port
 from tests.support.audit import all_events, verify
 from tests.support.cli import MOCKSERVER
 from tests.support.durable import DurableServer
@@ -23,6 +25,10 @@ rules:
     match: {method: GET, path: /v1/vaults/vault_teapot}
     respond: {status: 418, body: {teapot: true}}
 """
+
+
+# Longer than any request here takes, shorter than the hold a trigger used to cause (a minute).
+HELD = 30.0
 
 
 def _ok(response: httpx.Response, status: int = 200) -> Any:
@@ -48,6 +54,41 @@ def test_a_trigger_answers_and_the_server_keeps_answering(tmp_path: Path) -> Non
         assert _ok(client.get("/v1/whoami"))["account_id"]
         signed = [e for e in all_events(client) if e["type"] == "document.signed"]
         assert len(signed) == len(before) + 1
+    finally:
+        server.stop()
+
+
+def test_a_trigger_that_moves_the_clock_does_not_hold_the_server(tmp_path: Path) -> None:
+    """`document.locked` moves the clock, which awaits the webhook attempts of the writes the
+    recipe made before: on a durable sandbox those attempts go out once the trigger's own
+    record is on disk, and their outcomes are logged inside it. The trigger answers, other
+    requests are answered meanwhile, and a restart replays it without waiting on anything."""
+    server = DurableServer(tmp_path / "state", "--clock", "frozen")
+    client = server.start()
+    try:
+        hook = {"url": f"http://127.0.0.1:{closed_port()}/hook", "events": ["*"]}
+        _ok(client.post("/v1/webhook_endpoints", json=hook), 201)
+        answered: list[int] = []
+        with ThreadPoolExecutor(1) as pool:
+            trigger = pool.submit(
+                client.post,
+                "/_mock/events/trigger",
+                json={"type": "document.locked"},
+                timeout=HELD,
+            )
+            while not trigger.done():
+                answered.append(client.get("/v1/whoami", timeout=HELD).status_code)
+            triggered = _ok(trigger.result())
+        assert answered, "no request was answered while the trigger ran"
+        assert set(answered) == {200}
+        document = triggered["objects"]["document"]
+        assert _ok(client.get(f"/v1/documents/{document}"))["status"] == "locked"
+        server.kill()
+
+        client = server.start()
+        assert _ok(client.get(f"/v1/documents/{document}", timeout=HELD))["status"] == "locked"
+        locked = [e for e in all_events(client) if e["type"] == "document.locked"]
+        assert document in {event["resource_id"] for event in locked}
     finally:
         server.stop()
 

@@ -10,9 +10,18 @@ from mockserver.engine.durable import records
 from mockserver.engine.reading import MAX_BODY
 from mockserver.engine.request import Request
 
-# Requests that await webhook attempts: they take the lock only when none is under way.
+# Requests that may await webhook attempts: they take the lock only when none is under way,
+# and the attempts they await are logged inside them. A trigger is one: its recipe may move the
+# clock (`document.locked`), which awaits the attempts of the writes the recipe made before.
 SETTLING = frozenset(
-    {"/_mock/clock/advance", "/_mock/clock/set", "/_mock/webhooks/wait", "/_mock/ui/clock/advance"}
+    {
+        "/_mock/clock/advance",
+        "/_mock/clock/set",
+        "/_mock/webhooks/wait",
+        "/_mock/events/trigger",
+        "/_mock/ui/clock/advance",
+        "/_mock/ui/events/trigger",
+    }
 )
 _ACCOUNT = re.compile(r"/_mock/accounts/[^/]+(/.+)$")  # an account's own control endpoints
 
