@@ -23,40 +23,12 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from mockserver.core.errors import BadRequest
 from mockserver.domain.models import SCOPES, Account, OAuthClient, User
-from mockserver.domain.oauth_state import OAuthState
+from mockserver.domain.oauth_state import AuthorizationCode, OAuthState
 
 CODE_PREFIX = "oac_"
 CODE_LIFETIME = 600  # seconds; RFC 6749 section 4.1.2 recommends at most ten minutes
 # RFC 7636 section 4.1: 43..128 unreserved characters (for verifiers and S256 challenges)
 PKCE_VALUE = re.compile(r"[A-Za-z0-9._~-]{43,128}\Z")
-
-
-@dataclass(slots=True)
-class AuthorizationCode:
-    """A code `authorize` issued; `token` is set once it has been exchanged."""
-
-    code: str
-    client_id: str
-    account_id: str
-    user_email: str
-    scopes: frozenset[str]
-    redirect_uri: str  # where the code was sent
-    redirect_uri_given: bool  # whether the request named it (then the exchange must too)
-    code_challenge: str | None
-    expires_at: int
-    token: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class AccessToken:
-    token: str
-    client_id: str
-    account_id: str
-    user_email: str
-    scopes: frozenset[str]
-    expires_at: int
-    expires_in: int
-    revoked: bool = False
 
 
 @dataclass(frozen=True, slots=True)

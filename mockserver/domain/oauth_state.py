@@ -8,15 +8,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from mockserver.core.errors import AuthenticationError
 from mockserver.core.ids import IdFactory
 from mockserver.domain.auth import Principal, mask
 from mockserver.domain.models import OAuthClient
-
-if TYPE_CHECKING:
-    from mockserver.domain.oauth import AccessToken, AuthorizationCode
 
 TOKEN_PREFIX = "oat_"
 TOKEN_ENVIRONMENT = "sandbox"  # where tokens reach: the sandbox approves at once
@@ -24,6 +21,34 @@ RATE_LIMIT, BURST = 120, 200  # the sandbox plan (docs/reference/errors-and-limi
 GRACE = 86_400  # expired codes and tokens are forgotten a day later, to bound memory
 CODES_KEPT = 10_000  # codes kept per server, used or not; the oldest is forgotten first
 TOKENS_KEPT = 10_000  # access tokens kept per server; the oldest is forgotten first
+
+
+@dataclass(slots=True)
+class AuthorizationCode:
+    """A code `authorize` issued; `token` is set once it has been exchanged."""
+
+    code: str
+    client_id: str
+    account_id: str
+    user_email: str
+    scopes: frozenset[str]
+    redirect_uri: str  # where the code was sent
+    redirect_uri_given: bool  # whether the request named it (then the exchange must too)
+    code_challenge: str | None
+    expires_at: int
+    token: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AccessToken:
+    token: str
+    client_id: str
+    account_id: str
+    user_email: str
+    scopes: frozenset[str]
+    expires_at: int
+    expires_in: int
+    revoked: bool = False
 
 
 class OAuthState:

@@ -20,8 +20,8 @@ from urllib.parse import unquote_plus
 from mockserver.core.errors import AuthenticationError
 from mockserver.core.secrets import same_secret
 from mockserver.domain.models import OAuthClient
-from mockserver.domain.oauth import PKCE_VALUE, AccessToken, AuthorizationCode, oauth_error
-from mockserver.domain.oauth_state import TOKEN_PREFIX, OAuthState
+from mockserver.domain.oauth import PKCE_VALUE, oauth_error
+from mockserver.domain.oauth_state import TOKEN_PREFIX, AccessToken, AuthorizationCode, OAuthState
 
 # --- client authentication -------------------------------------------------------------------
 

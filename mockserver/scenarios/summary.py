@@ -3,12 +3,23 @@ webhook faults, deprecations, timeline and chaos."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mockserver.core.clock import format_ts
+from mockserver.core.scheduler import Timer
 
 if TYPE_CHECKING:
-    from mockserver.scenarios.engine import Loaded
+    from mockserver.scenarios.model import Scenario
+
+
+class Loaded(Protocol):
+    """What is shown of a loaded scenario (`engine.Loaded`): the scenario, when it was
+    loaded, its timeline's timers and which of them ran."""
+
+    scenario: Scenario
+    loaded_at: int
+    timers: list[Timer]
+    done: list[bool]
 
 
 def describe(loaded: Loaded) -> dict[str, Any]:

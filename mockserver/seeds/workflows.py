@@ -6,14 +6,15 @@ no signer a completed workflow that skipped every step). Part of the seed builde
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import NoReturn, Protocol
 
-from mockserver.domain.models import WORKFLOW_STATUSES, Document, Workflow, WorkflowStep
+from mockserver.domain.models import WORKFLOW_STATUSES, Document, SeedData, Workflow, WorkflowStep
 from mockserver.seeds.validation import (
     SIGNED_STATUSES,
     WORKFLOW,
     Invalid,
     PathT,
+    Reference,
     choice,
     fail,
     fresh,
@@ -25,8 +26,23 @@ from mockserver.seeds.validation import (
     workflow_state,
 )
 
-if TYPE_CHECKING:
-    from mockserver.seeds.builder import _SeedBuilder
+
+class Builder(Protocol):
+    """What reading workflows needs of the seed builder (`builder.py`): the seed so far, its
+    reference time, the conditions' errors, and where problems and ids are recorded."""
+
+    seed: SeedData
+    reference: Reference
+    condition_errors: dict[str, str | None]
+    problems: list[Invalid]
+
+    def skip(self, value: object, problem: Invalid | None) -> None: ...
+
+    def claim(self, kind: str, ident: str, path: PathT, key: str) -> None: ...
+
+    def missing(
+        self, section: str, kind: str, ident: object, path: PathT, key: str
+    ) -> NoReturn: ...
 
 
 class RefersToSkipped(Exception):
@@ -34,7 +50,7 @@ class RefersToSkipped(Exception):
 
 
 def read_workflows(
-    builder: _SeedBuilder,
+    builder: Builder,
     value: object,
     path: PathT,
     documents: list[Document],
@@ -82,7 +98,7 @@ def read_workflows(
 
 
 def read_workflow(
-    builder: _SeedBuilder, value: object, path: PathT, documents: dict[str, Document]
+    builder: Builder, value: object, path: PathT, documents: dict[str, Document]
 ) -> Workflow:
     raw = WORKFLOW.check(value, path)
     workflow_id = prefixed_id(raw["id"], path, "id", "wf_")
@@ -111,9 +127,7 @@ def read_workflow(
     )
 
 
-def read_steps(
-    builder: _SeedBuilder, value: object, path: PathT, created_at: int
-) -> list[WorkflowStep]:
+def read_steps(builder: Builder, value: object, path: PathT, created_at: int) -> list[WorkflowStep]:
     """1..steps_max steps whose decisions come in step order, none before `created_at`."""
     raw = items(value, path, "steps")
     if not raw:

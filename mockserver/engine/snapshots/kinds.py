@@ -9,12 +9,23 @@ after.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from mockserver.core.kinds import Invalid, Kind, Reader, Writer
 
-if TYPE_CHECKING:
-    from mockserver.engine.snapshots.records import Spec
+
+class Spec(Protocol):
+    """What the registry's readers need of a record's declaration (`records.Spec` is the one
+    there is): its class, its fields, whether it is shared, and how it is written and read."""
+
+    cls: type
+    fields: dict[str, Kind]
+    shared: bool
+
+    def write(self, obj: Any, out: Writer) -> dict[str, Any]: ...
+
+    def read(self, data: dict[str, Any], into: Reader) -> Any: ...
+
 
 # The records a file may hold, by tag: filled by `records` (which lists them), read by `Rec`.
 SPECS: dict[str, Spec] = {}

@@ -26,7 +26,7 @@ from mockserver.domain.models import (
     Workflow,
     WorkflowStep,
 )
-from mockserver.domain.oauth import AccessToken, AuthorizationCode
+from mockserver.domain.oauth_state import AccessToken, AuthorizationCode
 from mockserver.engine.snapshots.kinds import Rec
 from mockserver.engine.snapshots.records import (
     COUNT,
