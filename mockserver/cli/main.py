@@ -2,8 +2,9 @@
 openapi, the webhook tools (trigger, listen, events resend: `cli/webhook_tools.py`) and the
 fidelity commands (record, import, conform: `cli/fidelity.py`).
 
-Load-time errors (a bad seed or scenario) are reported as `file:line: message` and mapped to
-their exit status here, in one place.
+Load-time errors (a bad seed or scenario) are reported as `file:line: message`, and a missing
+optional dependency as the extra that brings it; both are mapped to their exit status here, in
+one place.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from mockserver.cli import snapshot_seed, webhook_tools
 from mockserver.cli.environment import EnvironmentParser
 from mockserver.cli.run import RANDOM_HELP, SEED_HELP
 from mockserver.core.config import DEFAULT_RANDOM_SEED, DEFAULT_START_TIME
-from mockserver.core.errors import LoadError
+from mockserver.core.errors import LoadError, MissingExtra
+
+NEEDS_FAKER = "mockserver seed generate needs Faker: pip install 'mockserver[generate]'"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,7 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
     seed = command("seed", "seed data tools (seed generate, seed from-snapshot)")
     seed_commands = seed.add_subparsers(dest="seed_command", required=True, metavar="COMMAND")
     generate = command(
-        "generate", "print a generated seed as YAML (seeds/default.yaml is one)", seed_commands
+        "generate",
+        "print a generated seed as YAML (seeds/default.yaml is one); needs the generate extra "
+        "(pip install 'mockserver[generate]')",
+        seed_commands,
     )
     generate.add_argument(
         "--documents",
@@ -181,7 +187,13 @@ def _validate(files: Sequence[Path], seed: Path | None) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from mockserver.seeds.generate import generate_seed
+    """Print a generated seed; MissingExtra without Faker, which only this command uses."""
+    try:
+        from mockserver.seeds.generate import generate_seed
+    except ModuleNotFoundError as error:
+        if error.name != "faker":
+            raise
+        raise MissingExtra(NEEDS_FAKER) from None
 
     sys.stdout.write(generate_seed(documents=args.documents, random_seed=args.random_seed))
     return 0
@@ -211,6 +223,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.seed_command == "from-snapshot":
             return snapshot_seed.run(args.file, args.seed)
         return _generate(args)
-    except LoadError as error:
+    except (LoadError, MissingExtra) as error:
         print(error, file=sys.stderr)
         return error.exit_code

@@ -13,11 +13,13 @@
           |    +-- RateLimited             429 rate_limit_error
           |    +-- InternalError           500 api_error
           +-- LoadError                    a seed or scenario file is bad: `file:line: message`,
-               |                           exit 2
-               +-- SeedError
-               +-- ScenarioError
-               +-- StateDirError           a --state-dir that cannot be used: `dir: message`
-               +-- RecordingError          a recording `mockserver import` cannot read
+          |    |                           exit 2
+          |    +-- SeedError
+          |    +-- ScenarioError
+          |    +-- StateDirError           a --state-dir that cannot be used: `dir: message`
+          |    +-- RecordingError          a recording `mockserver import` cannot read
+          +-- MissingExtra                 a command's optional dependency is not installed:
+                                           the message names the extra, exit 2
 
 Only `mockserver.engine.envelope` turns an ApiError into a response body. An error may carry
 `explain`: the check that refused the request and its fields (`Reason`), for the journal's
@@ -33,8 +35,9 @@ Reason = dict[str, Any]  # {"check": C, field: value, ...}: why a check refused 
 
 
 class MockError(Exception):
-    """The root of every error the mock raises: an answer's error (`ApiError`) or a file that
-    does not load (`LoadError`)."""
+    """The root of every error the mock raises: an answer's error (`ApiError`), a file that
+    does not load (`LoadError`) or a command whose optional dependency is missing
+    (`MissingExtra`)."""
 
 
 class ApiError(MockError):
@@ -176,3 +179,10 @@ class StateDirError(LoadError):
 
     def __str__(self) -> str:
         return f"{self.file}: {self.message}"
+
+
+class MissingExtra(MockError):
+    """A command needs an optional dependency that is not installed; the message says which
+    extra brings it. The CLI prints it and exits with `exit_code`."""
+
+    exit_code: ClassVar[int] = 2

@@ -22,7 +22,6 @@ from mockserver.engine.reading import (
     MAX_BODY,
     check_form_head,
     check_json_head,
-    first_header,
     parse_form,
     parse_json_object,
     query_pairs,
@@ -190,15 +189,13 @@ class Api:
 
     async def serve(self, operation: Operation, turn: Turn, params: dict[str, Any]) -> Answer:
         """The operation's answer to the request, or the ApiError that refuses it: the caller
-        (the one the traffic rules resolved, or the `Authorization` header's), the call, the
-        body it takes, then the operation. Records in the turn that an operation admitted the
-        caller, with the permission it required, for idempotent replays."""
+        (the one the traffic rules resolved, or the one `Authorization` value they read), the
+        call, the body it takes, then the operation. Records in the turn that an operation
+        admitted the caller, with the permission it required, for idempotent replays."""
         request = turn.request
         known = turn.principal
-        authorization = None
-        if known is None:
-            raw = first_header(request.headers, b"authorization")
-            authorization = raw.decode("latin-1") if raw is not None else None
+        raw = turn.authorization
+        authorization = raw.decode("latin-1") if known is None and raw is not None else None
         principal = self.authorize(operation, authorization, known)
         if principal is not None:
             turn.operation = operation.scope

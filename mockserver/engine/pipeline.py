@@ -47,7 +47,8 @@ class Turn:
     """One request on its way through the pipeline, and what the steps learn about it.
 
     `path`: without the regional prefix; `region`: routed (`us`, `eu`, or None for the
-    account's default); `principal`: the caller the rate limits resolved; `parsed_body`: the
+    account's default); `authorization`: the request's one `Authorization` value, as the
+    traffic step read it; `principal`: the caller the rate limits resolved; `parsed_body`: the
     body's bytes and object when the idempotency fingerprint parsed it; `operation`: the
     permission the operation required (None until one ran); `rule`: the scenario rule that
     answered; `explain`: why the request was refused (see engine.explain); `chaos`: the
@@ -56,6 +57,7 @@ class Turn:
     __slots__ = (
         "_body",
         "_reader",
+        "authorization",
         "chaos",
         "entry",
         "explain",
@@ -82,6 +84,7 @@ class Turn:
         self.request_id = request_id
         self.entry = entry
         self.region: str | None = None
+        self.authorization: bytes | None = None
         self.principal: Principal | None = None
         self.parsed_body: tuple[bytes, dict[str, Any]] | None = None
         self.operation: str | None = None
@@ -194,7 +197,8 @@ class Pipeline:
             try:
                 admission: Admission | None = None
                 if not path.startswith(CONTROL_PLANE):
-                    authorization, keys = credential_headers(request.headers)
+                    authorization, keys = credential_headers(request.headers)  # 401 for two
+                    turn.authorization = authorization
                     client = request.client[0] if request.client else ""
                     admission = self.traffic.admit(
                         authorization, keys, request.method, path, client

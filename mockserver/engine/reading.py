@@ -1,5 +1,5 @@
 """Reading a request's parts safely: the query string, a JSON or form body, the credential
-headers, the region a request is pinned to.
+headers (one `Authorization` header at most), the region a request is pinned to.
 
 The v1 API refuses a body declared as anything but JSON (400); a missing Content-Type reads as
 JSON. The `/_mock` control plane reads its body as JSON whatever the Content-Type says, so
@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, unquote_to_bytes
 
 import orjson
 
-from mockserver.core.errors import BadRequest, NotFound, PayloadTooLarge
+from mockserver.core.errors import AuthenticationError, BadRequest, NotFound, PayloadTooLarge
 from mockserver.engine.request import HeaderLines
 
 MAX_BODY = 1024 * 1024  # bytes of a request body; past it the answer is 413
@@ -40,12 +40,19 @@ def first_header(headers: HeaderLines, name: bytes) -> bytes | None:
 
 
 def credential_headers(headers: HeaderLines) -> tuple[bytes | None, list[str]]:
-    """The last `Authorization` value (None if absent) and every `Idempotency-Key` value, in
-    one walk over the headers."""
+    """The request's one `Authorization` value (None if absent) and every `Idempotency-Key`
+    value, in one walk over the headers: the only reading of the credential, so the rate
+    limits and the operation never see different callers. A second `Authorization` header,
+    whatever its value, is 401: which of the two names the caller would be a guess."""
     authorization: bytes | None = None
     keys: list[str] = []
     for name, value in headers:
         if name == b"authorization":
+            if authorization is not None:
+                raise AuthenticationError(
+                    "The request carries more than one Authorization header. "
+                    "Send one: 'Authorization: Bearer <API_KEY>'."
+                ).because("authentication", reason="malformed")
             authorization = value
         elif name == b"idempotency-key":
             keys.append(value.decode("latin-1"))

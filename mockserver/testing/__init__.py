@@ -1,1 +1,82 @@
-"""Helpers for running the mock inside test suites."""
+"""The mock in test suites: the pytest plugin's fixtures, the webhook receiver, the live server
+and the container.
+
+The public names are `__all__`: the types the fixtures hand out (`MockServer`, `MockAccount`,
+`MockClient`, and `Controls`, the helpers they share), their errors, the webhook receiver and
+its scripts, `LiveServer`, and `MockServerContainer` (the `container` extra). Every other
+module is internal and may change without notice. pytest imports this package in every run of
+an environment that has mockserver (the plugin lives in it), so names are imported on first
+use: `import mockserver.testing` imports neither pytest, httpx, the app nor testcontainers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__all__ = [
+    "HANG",
+    "HOLD",
+    "Controls",
+    "LiveServer",
+    "MockAccount",
+    "MockClient",
+    "MockServer",
+    "MockServerContainer",
+    "MockServerNotHealthy",
+    "Received",
+    "ScenarioRefused",
+    "SharedServerError",
+    "WebhookReceiver",
+    "closed_port",
+    "release_port",
+]
+
+_WHERE = {
+    "HANG": "mockserver.testing.receiver",
+    "HOLD": "mockserver.testing.receiver",
+    "Controls": "mockserver.testing.controls",
+    "LiveServer": "mockserver.testing.live",
+    "MockAccount": "mockserver.testing.account",
+    "MockClient": "mockserver.testing.mock_client",
+    "MockServer": "mockserver.testing.plugin",
+    "MockServerContainer": "mockserver.testing.container",
+    "MockServerNotHealthy": "mockserver.testing.container",
+    "Received": "mockserver.testing.receiver",
+    "ScenarioRefused": "mockserver.testing.plugin",
+    "SharedServerError": "mockserver.testing.remote_session",
+    "WebhookReceiver": "mockserver.testing.receiver",
+    "closed_port": "mockserver.testing.receiver",
+    "release_port": "mockserver.testing.receiver",
+}
+
+if TYPE_CHECKING:
+    from mockserver.testing.account import MockAccount
+    from mockserver.testing.container import MockServerContainer, MockServerNotHealthy
+    from mockserver.testing.controls import Controls
+    from mockserver.testing.live import LiveServer
+    from mockserver.testing.mock_client import MockClient
+    from mockserver.testing.plugin import MockServer, ScenarioRefused
+    from mockserver.testing.receiver import (
+        HANG,
+        HOLD,
+        Received,
+        WebhookReceiver,
+        closed_port,
+        release_port,
+    )
+    from mockserver.testing.remote_session import SharedServerError
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mockserver.testing' has no attribute '{name}'")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

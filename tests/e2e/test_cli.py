@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -115,6 +116,33 @@ def test_run_serves_whoami_on_a_real_port() -> None:
     finally:
         process.terminate()
         process.communicate(timeout=10)
+
+
+# Runs the command line in a Python where `import faker` fails, as without the generate extra.
+WITHOUT_FAKER = (
+    "import sys; sys.modules['faker'] = None; "
+    "from mockserver.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def without_faker(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-c", WITHOUT_FAKER, *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_seed_generate_without_faker_names_the_extra() -> None:
+    done = without_faker("seed", "generate", "--documents", "3")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "mockserver seed generate needs Faker: pip install 'mockserver[generate]'\n"
+    )
+    assert done.stdout == ""
+
+
+def test_other_commands_need_no_faker() -> None:
+    done = without_faker("validate", str(default_seed_path()))
+    assert done.returncode == 0, done.stderr
+    assert "ok" in done.stdout
 
 
 def test_seed_generate_prints_a_valid_seed(

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from mockserver.core.clock import Clock, FollowClock, FrozenClock, RealClock, parse_ts
 from mockserver.core.config import DEFAULT_START_TIME
-from mockserver.core.errors import Conflict, NotFound
+from mockserver.core.errors import AuthenticationError, Conflict, NotFound
 from mockserver.core.ids import IdFactory
 from mockserver.domain.accounts import NewAccount, make_account
 from mockserver.engine.reading import credential_headers
@@ -207,9 +207,12 @@ class AccountSandboxes:
 
 
 def _bearer(request: Request) -> str | None:
-    """The token of the `Authorization: Bearer` header the pipeline authenticates with (the
-    last one), or None."""
-    value, _ = credential_headers(request.headers)
+    """The token of the `Authorization: Bearer` header the pipeline authenticates with, or
+    None: none, or two `Authorization` headers, which the server's pipeline refuses."""
+    try:
+        value, _ = credential_headers(request.headers)
+    except AuthenticationError:
+        return None
     if value is None:
         return None
     scheme, _, token = value.decode("latin-1").strip().partition(" ")

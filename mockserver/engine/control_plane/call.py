@@ -83,6 +83,18 @@ class ControlCall:
         return data
 
 
+def given_admin_token(request: Request) -> str:
+    """The request's one `X-Mock-Admin-Token` value ("" when absent); 401 for two, whatever
+    their values, as for two `Authorization` headers on the API: which one counts would be a
+    guess."""
+    values = [value for name, value in request.headers if name == b"x-mock-admin-token"]
+    if len(values) > 1:
+        raise AuthenticationError(
+            "The request carries more than one X-Mock-Admin-Token header."
+        ).because("authentication", reason="malformed")
+    return values[0].decode("latin-1") if values else ""
+
+
 def check_admin_token(admin_token: str | None, given: str) -> None:
     """401 unless no admin token is set or `given` is it (compared in constant time)."""
     if admin_token is not None and not same_secret(given, admin_token):
@@ -103,7 +115,8 @@ def guarded(sandbox: Sandbox, methods: list[str], path: str, endpoint: Endpoint)
     token = sandbox.settings.admin_token
 
     async def serve(turn: Turn, params: dict[str, Any]) -> Response:
-        check_admin_token(token, turn.request.text_header("x-mock-admin-token"))
+        if token is not None:
+            check_admin_token(token, given_admin_token(turn.request))
         return await endpoint(ControlCall(sandbox, turn, params))
 
     return Route(methods, path, serve)
@@ -115,7 +128,8 @@ def scoped(sandbox: Sandbox, methods: list[str], path: str, endpoint: Endpoint) 
     token = sandbox.settings.admin_token
 
     async def serve(turn: Turn, params: dict[str, Any]) -> Response:
-        check_admin_token(token, turn.request.text_header("x-mock-admin-token"))
+        if token is not None:
+            check_admin_token(token, given_admin_token(turn.request))
         tenants = sandbox.tenants
         assert tenants is not None
         tenant = tenants.get(params["account_id"])
