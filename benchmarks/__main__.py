@@ -38,12 +38,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the JSON goes")
     parser.add_argument("--quick", action="store_true", help="short runs, a 10k seed: a smoke test")
     parser.add_argument(
-        "--pure-sources",
-        type=Path,
-        help="a checkout whose mockserver/ sources a second server runs as Python, to measure "
-        "the pure-Python request path beside the installed (compiled) one",
-    )
-    parser.add_argument(
         "--loop-python",
         type=Path,
         help="the interpreter of a venv holding only the package and pytest, for the one-test "
@@ -52,8 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--baseline-python",
         type=Path,
-        help="the interpreter of a venv with another build of mockserver (an earlier commit's, "
-        "say): its server joins the load rounds and callgrind, as the baseline.* rows "
+        help="the interpreter of a venv with another install of mockserver (an earlier "
+        "commit's, say): its server joins the load rounds and callgrind, as the baseline.* rows "
         "(make bench BASELINE=REV builds one)",
     )
     return parser
@@ -77,7 +71,6 @@ def main(argv: list[str] | None = None) -> int:
         slice_seconds=args.slice,
         groups=groups,
         run_id=str(os.getpid()),
-        pure_sources=args.pure_sources,
         loop_python=args.loop_python,
         baseline_python=args.baseline_python,
     )

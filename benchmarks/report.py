@@ -18,8 +18,6 @@ from typing import Any
 
 import orjson
 
-from mockserver.core.compiled import request_path_compiled
-
 from .servers import repo_root
 
 
@@ -219,8 +217,6 @@ def machine() -> dict[str, str]:
         "python": platform.python_version(),
         "wrk": (wrk.stdout or wrk.stderr).split("\n", 1)[0].split(" Copyright")[0],
         "commit": commit.stdout.strip(),
-        # the servers started from here run the same install of mockserver as this process
-        "request path": "compiled" if request_path_compiled() else "pure",
     }
 
 
@@ -235,8 +231,7 @@ def main() -> None:
     print(
         f"{report.date}, `{report.command}` at {m.get('commit', '?')}: {m.get('cpu')}, "
         f"{m.get('cores')} cores, {m.get('memory')}, {m.get('os')}, Python {m.get('python')}, "
-        f"{m.get('wrk')}; load average {m.get('load average')}; "
-        f"request path {m.get('request path', 'not recorded')}.\n"
+        f"{m.get('wrk')}; load average {m.get('load average')}.\n"
     )
     print(markdown_table(report.rows))
 

@@ -57,7 +57,6 @@ GROUPS = (
 )
 OURS = "ours"
 REF = "reference"
-PURE = "pure"  # ours again, from the sources: the request path as Python
 # Another build of ours (`--baseline-python`: an earlier commit's, say), in the same load rounds
 # and under callgrind: "no worse than that build" read on this machine, in this run.
 BASE = "baseline"
@@ -94,11 +93,8 @@ class Options:
     plugin_imports: int = 11  # fresh processes timing the plugin's import (the median counts)
     loop_rounds: int = 11  # alternating one-test pytest runs of each suite (the median counts)
     run_id: str = "0"
-    # A checkout whose mockserver/ sources a second server of ours imports first (PYTHONPATH),
-    # to measure the pure-Python request path beside the compiled one; None: not measured.
-    pure_sources: Path | None = None
     # The interpreter of a venv holding only the package (installed from the sources) and
-    # pytest, for the one-test loop; None: this one, on `pure_sources`.
+    # pytest, for the one-test loop; None: this one, on the package it imports.
     loop_python: Path | None = None
     # The interpreter of a venv with another build of mockserver installed (`make bench
     # BASELINE=REV` builds one): its server is the `baseline.*` rows; None: not measured.
@@ -109,13 +105,13 @@ class Options:
 SLACK = idempotency_soak.SLACK
 FLAT = idempotency_soak.FLAT_MIB
 REFERENCE = [sys.executable, "-m", "benchmarks.reference_app", "--port", "{port}"]
-# (key, label, the compiled build's target ratio to the reference, its p99 bound in ms, the
-# pure-Python path's target ratio: None where there is none).
+# (key, label, ours' target ratio to the reference, its p99 bound in ms: None where there is
+# none).
 LOADS = (
-    ("get", "GET /v1/documents/{id}", 1.1, 5.0, 0.7),
-    ("list", "GET /v1/documents?limit=20", 1.1, 5.0, 0.75),
-    ("create", "POST /v1/documents, unique Idempotency-Key", 0.9, 10.0, 0.6),
-    ("advance", "POST /v1/workflows/{id}/advance", None, None, None),
+    ("get", "GET /v1/documents/{id}", 0.7, 5.0),
+    ("list", "GET /v1/documents?limit=20", 0.75, 5.0),
+    ("create", "POST /v1/documents, unique Idempotency-Key", 0.6, 10.0),
+    ("advance", "POST /v1/workflows/{id}/advance", None, None),
 )
 
 
@@ -134,7 +130,7 @@ def rows(options: Options) -> list[Row]:
         Row("history.big", f"first audit read after start-up, {n} seed", "ms"),
         Row("history.big.cold", f"first audit read after start-up, {n} seed, cache off", "ms"),
     ]
-    for key, label, ratio, p99, _ in LOADS:
+    for key, label, ratio, p99 in LOADS:
         table += [
             Row(f"{key}.rps", label, "req/s", None if ratio is None else Target("ratio>=", ratio)),
             Row(f"{key}.p50", f"{label}, p50", "ms"),
@@ -143,10 +139,6 @@ def rows(options: Options) -> list[Row]:
     for key, label, *_ in LOADS:
         if key in instructions.KINDS:
             table.append(Row(f"cpu.{key}", f"{label}, instructions per request", "instr"))
-    for key, label, _, _, pure_ratio in LOADS:
-        if pure_ratio is not None:
-            target = Target("ratio>=", pure_ratio)
-            table.append(Row(f"pure.{key}.rps", f"{label}, pure Python", "req/s", target))
     if options.baseline_python is not None:
         table += baseline_rows()
     for depth in options.depths:
@@ -224,7 +216,7 @@ def rows(options: Options) -> list[Row]:
         if plugin.reference is not None:
             label += f" (reference: {REFERENCE_LIBRARIES[plugin.reference]})"
         table.append(Row(plugin.key, label, "ms", plugin.target))
-    loop = "one-test pytest run, pure Python"
+    loop = "one-test pytest run"
     table += [
         Row("loop.bare", f"{loop}, no fixture", "ms"),
         Row(
@@ -318,8 +310,9 @@ HOSTILE_LABELS = {
 
 
 def baseline_command(python: Path) -> list[str]:
-    """Ours as `ours_command` starts it, by the baseline build's interpreter."""
-    return [str(python), *ours_command(None)[1:]]
+    """Ours as `ours_command` starts it, by the baseline's interpreter, with `-P`: the server
+    starts in this checkout, whose mockserver/ would otherwise come before the baseline's."""
+    return [str(python), "-P", *ours_command(None)[1:]]
 
 
 def baseline_rows() -> list[Row]:
@@ -470,13 +463,11 @@ class Run:
         with (
             running(servers[OURS]),
             running(servers[REF]),
-            self.pure_server() as pure,
             self.baseline_server() as base,
         ):
             if self.wants("startup"):  # the reference loads no seed: one start-up for both
                 self.put("startup.big", REF, self.report.row("startup.default").reference)
-            extra = {side: s for side, s in ((PURE, pure), (BASE, base)) if s is not None}
-            self.loads({**servers, **extra})
+            self.loads(servers if base is None else {**servers, BASE: base})
             self.pages(REF, servers[REF])
             self.resets(OURS, servers[OURS], "default", times=30)
             for seed in ("default", "big"):
@@ -488,19 +479,6 @@ class Run:
             self.backlogs(servers[OURS])
 
     # -- figures ----------------------------------------------------------------------------------
-
-    @contextlib.contextmanager
-    def pure_server(self) -> Iterator[Server | None]:
-        """Ours from the sources of `pure_sources` (the request path as Python), for the load
-        figures; None when there are none to run or no load figure is wanted."""
-        sources = self.options.pure_sources
-        if sources is None or not self.wants("load"):
-            yield None
-            return
-        env = {"PYTHONPATH": str(sources)}
-        server = self.start(PURE, ours_command(None), env)()
-        with running(server):
-            yield server
 
     @contextlib.contextmanager
     def baseline_server(self) -> Iterator[Server | None]:
@@ -535,12 +513,11 @@ class Run:
                 return figures.advance(server, o.seconds, expected, self.workdir, fixed_ids)
             return figures.advance(server, o.seconds, expected, self.workdir)
 
-        for key, _, ratio, _, pure_ratio in LOADS:
-            # The pure path and the baseline only where ours has a target against the reference.
-            sides = {PURE: pure_ratio is not None, BASE: ratio is not None}
+        for key, _, ratio, _ in LOADS:
+            # The baseline only where ours has a target against the reference.
+            order = [(s, v) for s, v in servers.items() if s != BASE or ratio is not None]
             rounds: dict[str, list[LoadResult]] = {}
             for number in range(o.rounds):
-                order = [(s, v) for s, v in servers.items() if sides.get(s, True)]
                 for side, server in order if number % 2 == 0 else order[::-1]:
                     try:
                         result = measure(key, server, side)
@@ -551,15 +528,14 @@ class Run:
                     rounds.setdefault(side, []).append(result)
             for side, results in rounds.items():
                 chosen = median_round(results)
-                if side in (PURE, BASE):
-                    self.put(f"{side}.{key}.rps", OURS, chosen.rps)
+                if side == BASE:
+                    self.put(f"{BASE}.{key}.rps", OURS, chosen.rps)
                     continue
                 self.put_load(key, side, chosen)
                 if key == "create":
                     create_rps[side] = chosen.rps
-                for other in (PURE, BASE):
-                    if side == REF and other in servers and sides[other]:
-                        self.put(f"{other}.{key}.rps", REF, chosen.rps)
+                if side == REF and BASE in servers and ratio is not None:
+                    self.put(f"{BASE}.{key}.rps", REF, chosen.rps)
 
     def put_load(self, key: str, side: str, result: LoadResult) -> None:
         note = ""
@@ -878,7 +854,7 @@ class Run:
         """What a one-test pytest run costs with each fixture over one with none, each run a
         fresh process (benchmarks/test_loop.py): on `loop_python`, whose venv holds only the
         package as `pip install` from source gives it and pytest; without it, on this
-        interpreter and the sources of `pure_sources` (or the installed package). In the same
+        interpreter and the package it imports. In the same
         rounds, the runs with `--assert=plain`: the notes say what is left without pytest's
         assertion rewriting, which loads every module of a plugin's distribution."""
         o = self.options
@@ -888,7 +864,7 @@ class Run:
                 o.loop_rounds, python=str(o.loop_python), variants=variants
             )
         else:
-            loop, plain = test_loop.measure(o.loop_rounds, o.pure_sources, variants=variants)
+            loop, plain = test_loop.measure(o.loop_rounds, variants=variants)
         runs, plain_runs = loop.by_suite(), plain.by_suite()
         self.report.details["loop"] = {name: vars(run) for name, run in runs.items()}
         self.report.details["loop_assert_plain"] = {
@@ -897,8 +873,6 @@ class Run:
         note = f"CPU {loop.bare.cpu_ms:.0f} ms; {plain.bare.wall_ms:.0f} ms with --assert=plain"
         if o.loop_python is not None:
             note += "; a venv of the package and pytest only"
-        elif o.pure_sources is None:
-            note += "; the installed package, not the sources"
         self.put("loop.bare", OURS, loop.bare.wall_ms, note)
         for name in ("mock_client", "mock_server"):
             run = runs[name]

@@ -3,16 +3,14 @@
 The image is built with no network, so everything it installs is in the context: the mockserver
 wheel and the wheels of its runtime dependencies, downloaded on the host for the base image's
 Python version, ABI, machine and C library (asked of the base itself), plus the entry point.
+The mockserver wheel is pure Python; some of its dependencies' wheels are not, hence the probe.
 
-    python container/context.py choose --engine podman --base IMAGE --out DIR
-        asks the base what it runs (DIR/base.json) and prints `compiled` when the host's
-        compiled wheel runs there (same Python ABI and machine, a C library at least as new
-        as the host's), else `pure`, with the reason on stderr
+    python container/context.py probe --engine podman --base IMAGE --out DIR
+        asks the base what it runs and writes it to DIR/base.json; refuses a base without
+        CPython 3.11 or later
     python container/context.py fill --out DIR --wheel WHEEL
         puts WHEEL and its dependencies' wheels for that base in DIR/wheels, and the entry point
         in DIR
-
-Run it with the Python that builds the wheel (the Makefile's venv): "the host" is that Python.
 """
 
 from __future__ import annotations
@@ -27,7 +25,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
-# What a Python says about itself: the ABI its extension modules need, and its C library.
+# What a Python says about itself: the ABI its dependencies' extension modules need, and its C
+# library.
 PROBE = """
 import json, os, platform, sys, sysconfig
 try:
@@ -63,30 +62,9 @@ def probe_base(engine: str, base: str) -> dict[str, Any]:
     return target
 
 
-def probe_host() -> dict[str, Any]:
-    """The same facts of the Python running this script."""
-    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True)
-    host: dict[str, Any] = json.loads(done.stdout)
-    return host
-
-
 def _glibc(version: str) -> tuple[int, int]:
     major, minor = version.split(".")[:2]
     return int(major), int(minor)
-
-
-def compiled_misfit(host: dict[str, Any], base: dict[str, Any]) -> str | None:
-    """Why the host's compiled wheel would not run on the base, or None when it would."""
-    if (host["soabi"], host["machine"]) != (base["soabi"], base["machine"]):
-        return (
-            f"the base runs {base['soabi']} on {base['machine']}, the host builds for "
-            f"{host['soabi']} on {host['machine']}"
-        )
-    if base["glibc"] is None or host["glibc"] is None:
-        return "the base or the host has no glibc"
-    if _glibc(base["glibc"]) < _glibc(host["glibc"]):
-        return f"the base's glibc {base['glibc']} is older than the host's {host['glibc']}"
-    return None
 
 
 def platforms(base: dict[str, Any]) -> list[str]:
@@ -105,7 +83,7 @@ def platforms(base: dict[str, Any]) -> list[str]:
     return [*tags, f"linux_{machine}"]
 
 
-def choose(args: argparse.Namespace) -> int:
+def probe(args: argparse.Namespace) -> int:
     base = probe_base(args.engine, args.base)
     if base["implementation"] != "cpython" or tuple(map(int, base["python"].split("."))) < (3, 11):
         sys.exit(
@@ -114,13 +92,7 @@ def choose(args: argparse.Namespace) -> int:
         )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "base.json").write_text(json.dumps(base, indent=2) + "\n")
-    misfit = compiled_misfit(probe_host(), base)
-    if misfit is None:
-        print(f"image: the compiled wheel ({base['soabi']}) fits the base", file=sys.stderr)
-        print("compiled")
-    else:
-        print(f"image: the pure wheel, as {misfit}", file=sys.stderr)
-        print("pure")
+    print(f"image: the base runs {base['soabi']} on {base['machine']}", file=sys.stderr)
     return 0
 
 
@@ -148,15 +120,15 @@ def fill(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="container/context.py", description=__doc__)
     steps = parser.add_subparsers(dest="step", required=True)
-    chosen = steps.add_parser("choose", help="ask the base; print compiled or pure")
-    chosen.add_argument("--engine", required=True)
-    chosen.add_argument("--base", required=True)
-    chosen.add_argument("--out", type=Path, required=True)
+    probed = steps.add_parser("probe", help="ask the base what it runs")
+    probed.add_argument("--engine", required=True)
+    probed.add_argument("--base", required=True)
+    probed.add_argument("--out", type=Path, required=True)
     filled = steps.add_parser("fill", help="the wheels and the entry point")
     filled.add_argument("--out", type=Path, required=True)
     filled.add_argument("--wheel", type=Path, required=True)
     args = parser.parse_args(argv)
-    return choose(args) if args.step == "choose" else fill(args)
+    return probe(args) if args.step == "probe" else fill(args)
 
 
 if __name__ == "__main__":

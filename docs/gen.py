@@ -258,7 +258,6 @@ def performance_table() -> str:
         machine.get("memory", ""),
         f"Python {machine['python']}" if "python" in machine else "",
         machine.get("wrk", ""),
-        f"request path {machine['request path']}" if "request path" in machine else "",
     ]
     described = ", ".join(part for part in parts if part)
     head = f"Measured on: {described}." if described else ""

@@ -78,27 +78,3 @@ def big_seed_cache(seed_cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
     """`seed_cache_home` in which every seed counts as big (`MIN_BYTES` 0)."""
     monkeypatch.setattr(seed_cache, "MIN_BYTES", 0)
     return seed_cache_home
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(
-        "--compiled",
-        action="store_true",
-        help="the run on the installed compiled wheel (make test): expect the request path "
-        "compiled, and skip the tests marked pure_only",
-    )
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.getoption("compiled"):
-        return
-    skip = pytest.mark.skip(reason="pure_only: runs in the run on the sources")
-    for item in items:
-        if item.get_closest_marker("pure_only") is not None:
-            item.add_marker(skip)
-
-
-@pytest.fixture(scope="session")
-def expect_compiled(pytestconfig: pytest.Config) -> bool:
-    """Whether this run is on the compiled wheel (`--compiled`) rather than on the sources."""
-    return bool(pytestconfig.getoption("compiled"))

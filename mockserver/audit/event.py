@@ -1,7 +1,6 @@
 """One audit event, as the chain keeps it.
 
-Every API write makes one. Its fields are `Final`: read-only to mypy, and at run time too in
-the compiled build (docs/development/compiled-build.md).
+Every API write makes one. Its fields are `Final`: mypy holds them read-only.
 """
 
 from __future__ import annotations

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 from mockserver import __version__
 from mockserver.cli.bind import open_control_plane_refusal
 from mockserver.cli.environment import Repeated
-from mockserver.core.compiled import request_path_compiled
 from mockserver.core.config import (
     DEFAULT_RANDOM_SEED,
     DEFAULT_START_TIME,
@@ -343,18 +342,9 @@ def _start_up(app: MockApp, sockets: list[socket.socket], tls: TlsFiles | None) 
         clock_now=format_ts(clock.now()) if clock.mode == "frozen" else None,
         inspector=f"{base}/_mock/ui" if app.state.settings.admin else None,
         ca_bundle=None if tls is None or tls.ca_bundle is None else str(tls.ca_bundle),
-        request_path=COMPILED if request_path_compiled() else PURE,
     )
 
 
 def _reachable(address: str) -> str:
     """`address` as a client on this machine reaches it: a wildcard bind by loopback."""
     return address.replace("0.0.0.0:", "127.0.0.1:").replace("[::]:", "[::1]:")
-
-
-COMPILED = "compiled (mypyc)"
-PURE = (
-    "pure Python (this install has no compiled extension modules: the same API, with more "
-    "CPU per request; `make wheel` in a clone of mockserver builds the platform wheel that "
-    "has them)"
-)

@@ -86,8 +86,6 @@ def check_query(query: bytes) -> None:
         return
     if len(query) > MAX_QUERY:
         raise BadRequest(f"The query string exceeds the limit of {MAX_QUERY} bytes.")
-    # Decoded, not `isascii()` and `find()`: compiled, a decode and `in` on text are direct
-    # calls, where a bytes method is looked up by name on every request with a query.
     try:
         text = query.decode("ascii")
     except UnicodeDecodeError:

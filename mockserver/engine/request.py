@@ -186,12 +186,6 @@ class Request:
         query = f"?{self.query.decode('latin-1')}" if self.query else ""
         return f"Request({self.method} {self.path}{query}, {len(self.body)} bytes)"
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Spelled out for copy and pickle, which the compiled build's class does not support
-        # on its own.
-        values = (self.method, self.path, self.headers, self.query, self.body, self.client)
-        return _request, (*values, self.scheme, self.server, self.root_path)
-
 
 @final
 class TransportFault:
@@ -223,10 +217,6 @@ class TransportFault:
     def __repr__(self) -> str:
         return f"TransportFault({self.kind!r})"
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        values = (self.kind, self.committed, self.bytes_per_second, self.stall_ms)
-        return TransportFault, values
-
 
 @final
 class Response:
@@ -256,35 +246,3 @@ class Response:
 
     def __repr__(self) -> str:
         return f"Response({self.status}, {len(self.body)} bytes)"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return _response, (self.status, self.headers, self.body, self.kept, self.fault)
-
-
-def _request(
-    method: str,
-    path: str,
-    headers: HeaderLines,
-    query: bytes,
-    body: bytes,
-    client: tuple[str, int] | None,
-    scheme: str,
-    server: tuple[str, int | None] | None,
-    root_path: str,
-) -> Request:
-    """A copied or unpickled Request."""
-    return Request.of(method, path, headers, query, body, client, scheme, server, root_path)
-
-
-def _response(
-    status: int,
-    headers: HeaderLines,
-    body: bytes,
-    kept: bool,
-    fault: TransportFault | None = None,
-) -> Response:
-    """A copied or unpickled Response."""
-    response = Response(status, headers, body)
-    response.kept = kept
-    response.fault = fault
-    return response

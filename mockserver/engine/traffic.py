@@ -49,8 +49,7 @@ _PRINCIPALS_KEPT = 1024  # distinct Authorization values whose principal is kept
 class Bursts(Protocol):
     """The forced 429 bursts of a scenario engine. `bursts`, its burst rules, is empty while
     none is loaded, the common case: it is read before `forced_rate_limit(credential, method,
-    path)` (the burst a request falls in, or None) is called, since the scenario engine runs as
-    Python even in the compiled build, where a call to it costs more than the read."""
+    path)` (the burst a request falls in, or None) is called."""
 
     @property
     def bursts(self) -> Sequence[object]: ...
@@ -95,11 +94,8 @@ class Hold:
 
 
 def _credential_free(path: str) -> bool:
-    # One prefix at a time: compiled, a tuple of prefixes is a generic method call.
-    return (
-        path.startswith(_OAUTH)  # noqa: PIE810
-        or path.startswith(_OPENAPI)
-        or (path.startswith(_EXPORTS) and path.endswith(_DOWNLOAD))
+    return path.startswith((_OAUTH, _OPENAPI)) or (
+        path.startswith(_EXPORTS) and path.endswith(_DOWNLOAD)
     )
 
 

@@ -51,7 +51,6 @@ class StartUp:
     clock_now: str | None  # a frozen clock's time, RFC 3339
     inspector: str | None  # None with --no-admin
     ca_bundle: str | None  # the test CA a --tls run made
-    request_path: str  # "compiled (mypyc)" or "pure Python (...)"
 
 
 class Console:
@@ -82,7 +81,6 @@ class Console:
                     "clock": {"mode": up.clock_mode, "now": up.clock_now},
                     "inspector": up.inspector,
                     "ca_bundle": up.ca_bundle,
-                    "request_path": up.request_path,
                 }
             )
             return
@@ -99,7 +97,6 @@ class Console:
             f"us.localhost and eu.localhost); "
             f"try: {curl} -H 'Authorization: Bearer sk_test_mock_full' {base}/v1/whoami"
         )
-        self._line(f"mockserver request path: {up.request_path}")
 
     def stopped(self, signal_name: str | None) -> None:
         """The last line: the server has shut down (on `signal_name`, when one stopped it)."""

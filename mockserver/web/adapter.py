@@ -8,8 +8,8 @@ way out, after the journal has seen the body as the sandbox answered it: Starlet
 GZipMiddleware for clients that accept gzip. For the others, GZipMiddleware would only add
 `Vary: Accept-Encoding` to large answers, through a responder it builds per request (its
 excluded media types normalized again each time); `identity_vary` makes the same decisions on
-the whole response, compiled, and tests/unit/web/test_identity_vary.py holds it to what
-GZipMiddleware sends.
+the whole response, and tests/unit/web/test_identity_vary.py holds it to what GZipMiddleware
+sends.
 """
 
 from __future__ import annotations
@@ -98,20 +98,18 @@ def excluded_type(content_type: bytes, excluded: frozenset[str]) -> bool:
 def request_of(scope: Scope, headers: HeaderLines | None = None) -> Request:
     """The sandbox's request for an ASGI HTTP scope (its body read apart; `headers`: the
     scope's as `header_lines` gives them, when already made)."""
-    # Read as a dict (every server's scope is one), which compiled code reads directly.
-    values: dict[str, Any] = scope if type(scope) is dict else dict(scope)
-    client = values.get("client")
-    server = values.get("server")
+    client = scope.get("client")
+    server = scope.get("server")
     return Request.of(
-        values["method"],
-        values["path"],
-        header_lines(values.get("headers") or []) if headers is None else headers,
-        values.get("query_string", b""),
+        scope["method"],
+        scope["path"],
+        header_lines(scope.get("headers") or []) if headers is None else headers,
+        scope.get("query_string", b""),
         b"",
         (client[0], client[1]) if client else None,
-        values.get("scheme", "http"),
+        scope.get("scheme", "http"),
         (server[0], server[1]) if server else None,
-        values.get("root_path", ""),
+        scope.get("root_path", ""),
     )
 
 

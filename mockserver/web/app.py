@@ -33,7 +33,7 @@ class MockApp:
     Starlette's router does (a failure's traceback goes to the server in the `failed`
     message)."""
 
-    http: Adapter  # its class, not any ASGI app: compiled code then calls it directly
+    http: Adapter
 
     def __init__(self, sandbox: Sandbox, http: Adapter) -> None:
         self.sandbox = sandbox

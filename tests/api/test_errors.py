@@ -73,8 +73,7 @@ def test_unexpected_exception_is_a_logged_500_envelope(
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    # The workflow operations are never compiled: they call `workflows.get` through its module,
-    # so the patch holds whether the request path runs compiled or as Python.
+    # The workflow operations call `workflows.get` through its module: the patch holds.
     monkeypatch.setattr(workflows, "get", explode)
     with caplog.at_level(logging.ERROR, logger="mockserver"):
         error = assert_envelope(api.get("/v1/workflows/wf_mock_in_review"), 500, "api_error")

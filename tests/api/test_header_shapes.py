@@ -1,6 +1,6 @@
 """The request headers in every shape the ASGI spec allows, not only uvicorn's list of pairs of
 bytes: the credential, the idempotency key, a regional host and gzip are read from each alike
-(`http.headers.pairs`; compiled code walks the usual shape natively)."""
+(`http.headers.pairs`)."""
 
 from __future__ import annotations
 

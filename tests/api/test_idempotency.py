@@ -153,8 +153,7 @@ def test_a_500_is_not_kept(api: httpx.Client, monkeypatch: pytest.MonkeyPatch) -
         monkeypatch.setattr(workflows, "create", real)
         raise RuntimeError("boom")
 
-    # The workflow operations are never compiled: they call `workflows.create` through its
-    # module, so the patch holds whether the request path runs compiled or as Python.
+    # The workflow operations call `workflows.create` through its module: the patch holds.
     monkeypatch.setattr(workflows, "create", fail_once)
     body = {"document_id": "doc_mock_draft", "steps": [{"assignee": "ann@example.com"}]}
     assert_envelope(post(api, "k", body, "/v1/workflows"), 500, "api_error")

@@ -25,11 +25,10 @@ receiver, `8443` an HTTPS server, `8081` another server) to free ones.
 A Python block that defines `test_` functions is run by pytest, with the plugin's own server.
 
 The getting-started pages run every block, none `no-run`, as a new user runs them: in a folder
-laid out as a fresh clone after `make run` and `make wheel` (`.venv/bin/mockserver`, the
-compiled wheel in `dist/`), with `mockserver` on PATH as a pip install puts it, and nothing
-else of the test's venv: `python3` there has the standard library only, as the pages promise.
-`make run` and `pip install` are stand-ins (tests/support/fresh_clone.py says why and what they
-check).
+laid out as a fresh clone after `make run` (`.venv/bin/mockserver`), with `mockserver` on PATH
+as a pip install puts it, and nothing else of the test's venv: `python3` there has the standard
+library only, as the pages promise. `make run` and `pip install` are stand-ins
+(tests/support/fresh_clone.py says why and what they check).
 """
 
 from __future__ import annotations
@@ -43,7 +42,6 @@ import socket
 import subprocess
 import sys
 import time
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -372,13 +370,9 @@ class FreshClone(Page):
     def __init__(self, server: Server, folder: Path) -> None:
         super().__init__(server, folder)
         scripts = Path(sys.executable).parent
-        # What `make run` and `make wheel` leave: .venv/bin/mockserver, and the compiled wheel
-        # in dist/ (an empty file named as `make wheel` names it: the pip stand-in checks it).
+        # What `make run` leaves: .venv/bin/mockserver.
         (folder / ".venv" / "bin").mkdir(parents=True)
         (folder / ".venv" / "bin" / "mockserver").symlink_to(scripts / "mockserver")
-        version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-        (folder / "dist").mkdir()
-        (folder / "dist" / fresh_clone.compiled_wheel_name(version)).touch()
         for checked_in in ("Makefile", "pyproject.toml"):
             (folder / checked_in).symlink_to(ROOT / checked_in)
         # What a pip install puts on PATH: `mockserver`, the test venv's.

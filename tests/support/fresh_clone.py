@@ -10,8 +10,8 @@ installs into an environment. The test's own venv already holds mockserver, so:
   with the test's mockserver as `.venv/bin/mockserver`). The install itself is what
   tests/e2e/test_packaging.py checks.
 - `pip install TARGET ...` checks that each target is there to install: a clone of mockserver
-  (a folder whose pyproject.toml names it) or a mockserver wheel that exists. It installs
-  nothing: the test's `mockserver` is on PATH already.
+  (a folder whose pyproject.toml names it). It installs nothing: the test's `mockserver` is on
+  PATH already.
 
 Each is a shell script calling this file: `python fresh_clone.py make ARGS` or `... pip ARGS`.
 """
@@ -22,10 +22,8 @@ import os
 import re
 import shlex
 import sys
-import sysconfig
 import tomllib
 from collections.abc import Mapping
-from fnmatch import fnmatch
 from pathlib import Path
 
 ASSIGNMENT = re.compile(r"^(?P<name>\w+)\s*(?P<op>\?=|:=|=)\s*(?P<value>.*?)\s*$", re.MULTILINE)
@@ -70,13 +68,6 @@ def make_run_command(
     return shlex.split(expand(recipe["lines"].splitlines()[-1].strip()))
 
 
-def compiled_wheel_name(version: str) -> str:
-    """The file name `make wheel` gives the compiled wheel, on this Python and platform."""
-    python = f"cp{sys.version_info.major}{sys.version_info.minor}"
-    platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
-    return f"mockserver-{version}-{python}-{python}-{platform}.whl"
-
-
 def make(arguments: list[str]) -> None:
     if arguments[:1] != ["run"]:
         raise SystemExit(
@@ -96,14 +87,10 @@ def pip(arguments: list[str]) -> None:
     if not targets:
         raise SystemExit("pip: install what?")
     for target in targets:
-        path = Path(target)
-        if path.is_dir():
-            project = path / "pyproject.toml"
-            config = tomllib.loads(project.read_text(encoding="utf-8")) if project.is_file() else {}
-            if config.get("project", {}).get("name") != "mockserver":
-                raise SystemExit(f"pip: {target} is not a clone of mockserver")
-        elif not (path.is_file() and fnmatch(path.name, "mockserver-*.whl")):
-            raise SystemExit(f"pip: no mockserver wheel at {target}")
+        project = Path(target) / "pyproject.toml"
+        config = tomllib.loads(project.read_text(encoding="utf-8")) if project.is_file() else {}
+        if config.get("project", {}).get("name") != "mockserver":
+            raise SystemExit(f"pip: {target} is not a clone of mockserver")
         print(f"{target}: there to install (the doc tests' mockserver stands for it)")
 
 

@@ -1,5 +1,5 @@
 """`Request` and `Response` are values of the public API: they copy, deep-copy and pickle into
-equal values, in the compiled build as in the sources."""
+equal values."""
 
 from __future__ import annotations
 

@@ -43,7 +43,6 @@ def test_the_lifespan_starts_and_stops_the_sandbox_s_background_work() -> None:
     assert sent == [{"type": "lifespan.startup.complete"}, {"type": "lifespan.shutdown.complete"}]
 
 
-@pytest.mark.pure_only  # it replaces the app's `lifespan`, which the compiled class does not allow
 def test_a_failing_start_reports_its_traceback_and_raises() -> None:
     app = create_app(Settings(clock_mode="frozen"))
 
