@@ -97,7 +97,7 @@ def kept_bytes(count: int = CAP, journal: int = 1) -> float:
     app = create_app(replace(settings, journal_size=journal))
 
     async def drive() -> float:
-        async with app.lifespan():
+        async with app.state.sandbox.running():
             for n in range(50):  # warm-up: the world built, first-use caches filled
                 await _post(app, f"warm-{n}")
             app.state.store.idempotency.clear()

@@ -29,10 +29,11 @@ from mockserver.core.config import (
 )
 
 if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
     from mockserver.serving.certs import TlsFiles
     from mockserver.serving.console import StartUp
     from mockserver.serving.listen import StopSignals
-    from mockserver.web.app import MockApp
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 CANNOT_LISTEN = 3  # the exit status when the address and port cannot be bound
@@ -322,7 +323,7 @@ def _tls_files(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> TlsFi
     return make_test_certs(directory)
 
 
-def _start_up(app: MockApp, sockets: list[socket.socket], tls: TlsFiles | None) -> StartUp:
+def _start_up(app: Starlette, sockets: list[socket.socket], tls: TlsFiles | None) -> StartUp:
     """What the start-up lines say, once the server serves: where it listens, the version,
     the clock, the inspector, which build runs."""
     from mockserver.core.clock import format_ts

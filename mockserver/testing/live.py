@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mockserver.web.app import MockApp
+    from starlette.applications import Starlette
 
 from mockserver.serving.asgi import ASGIApp
 from mockserver.serving.certs import TlsFiles, make_test_certs
@@ -27,7 +27,7 @@ class LiveServer:
     """Start with `start()`, stop with `stop()`; `base_url` is `http(s)://127.0.0.1:PORT`."""
 
     def __init__(
-        self, app: MockApp, host: str = "127.0.0.1", *, tls: bool = False, lifespan: bool = False
+        self, app: Starlette, host: str = "127.0.0.1", *, tls: bool = False, lifespan: bool = False
     ) -> None:
         self.app = app
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     import ssl
 
     import httpx
+    from starlette.applications import Starlette
 
     from mockserver.domain.store import Store
     from mockserver.engine.control import Control
@@ -57,7 +58,6 @@ if TYPE_CHECKING:
     from mockserver.testing.live import LiveServer
     from mockserver.testing.mock_client import MockClient
     from mockserver.testing.remote_session import RemoteServer, RemoteSession
-    from mockserver.web.app import MockApp
 
 _DEFAULTS = Settings()  # the options' defaults are the settings'
 FULL_KEY = "sk_test_mock_full"
@@ -128,7 +128,7 @@ class MockServer(Controls):
         return self._server.ca_bundle
 
     @property
-    def app(self) -> MockApp:
+    def app(self) -> Starlette:
         return self._server.app
 
     @property
@@ -252,7 +252,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "mock_server(tls=False): options of the mock_server")
 
 
-def _create_app(config: pytest.Config) -> MockApp:
+def _create_app(config: pytest.Config) -> Starlette:
     """The session's mock app: frozen clock, the chosen seed and random seed."""
     from mockserver import create_app
 
@@ -271,7 +271,7 @@ class _SessionMock:
     through one session fixture rather than a chain of them: pytest's cost per fixture is a
     good part of a small test's."""
 
-    def __init__(self, app: MockApp, heap: SessionHeap) -> None:
+    def __init__(self, app: Starlette, heap: SessionHeap) -> None:
         self.app = app
         self.heap = heap
         self.store: Store = app.state.store
@@ -448,7 +448,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 @pytest.fixture(scope="session")
-def mock_app(_mock_session: Session) -> MockApp:
+def mock_app(_mock_session: Session) -> Starlette:
     """The session's mock app: frozen clock, the chosen seed and random seed (not with
     `--mockserver-url`: the app runs elsewhere)."""
     return _mock_session.app

@@ -21,9 +21,10 @@ from mockserver.testing.mock_client import MockClient
 from mockserver.testing.verification import journal_section
 
 if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
     from mockserver.testing.account import MockAccount
     from mockserver.testing.plugin import MockServer
-    from mockserver.web.app import MockApp
 
 ADMIN_HEADER = "X-Mock-Admin-Token"
 JOURNAL_SHOWN = 50
@@ -47,7 +48,7 @@ class RemoteServer:
         return None
 
     @property
-    def app(self) -> MockApp:
+    def app(self) -> Starlette:
         raise SharedServerError(
             f"The mock runs elsewhere ({self.base_url}): there is no app in this process."
         )
@@ -67,7 +68,7 @@ class RemoteSession:
         self._server: MockServer | None = None
 
     @property
-    def app(self) -> MockApp:
+    def app(self) -> Starlette:
         return self.server_info.app
 
     def server(self, *, tls: bool) -> MockServer:

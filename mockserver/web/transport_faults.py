@@ -1,8 +1,9 @@
 """A scenario's transport fault, done to the connection a request came on.
 
 The sandbox decides the fault and rides it on its `Response` (`engine.request.TransportFault`);
-this breaks the connection accordingly, through the connection the mock's HTTP server
-registered (`core.connections`):
+the adapter raises it as a `TransportFaultError`, and `TransportFaults`, the outermost
+middleware, breaks the connection accordingly with the answer as the sandbox made it (never
+compressed), through the connection the mock's HTTP server registered (`core.connections`):
 
 - reset: a TCP reset before any byte of an answer (the client reads "connection reset");
 - stall: nothing for `stall_ms` (or until the client leaves), then a reset;
@@ -20,13 +21,26 @@ from __future__ import annotations
 
 import asyncio
 
-from starlette.types import Message, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.core import connections
 from mockserver.engine.request import Response, TransportFault
 from mockserver.engine.transport_error import TransportFaultError
 
 _TICK = 0.05  # seconds between two looks at a stalled connection
+
+
+class TransportFaults:
+    """Middleware acting out the transport fault an app raises, on the connection itself."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        except TransportFaultError as faulted:
+            await perform(faulted.response, scope, send)
 
 
 async def perform(response: Response, scope: Scope, send: Send) -> None:

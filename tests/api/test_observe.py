@@ -11,30 +11,31 @@ from email.utils import parsedate_to_datetime
 
 import httpx
 import pytest
+from starlette.applications import Starlette
 
 from mockserver.core.clock import format_ts
 from mockserver.core.config import Settings
 from mockserver.engine.pipeline import Answered
 from mockserver.serving.console import Console
 from mockserver.testing.inprocess import inprocess_client
-from mockserver.web.app import MockApp, create_app
+from mockserver.web.app import create_app
 from tests.support.keys import auth
 
 
 @pytest.fixture
-def app() -> MockApp:
+def app() -> Starlette:
     return create_app(Settings(clock_mode="frozen"))
 
 
 @pytest.fixture
-def seen(app: MockApp) -> list[Answered]:
+def seen(app: Starlette) -> list[Answered]:
     answered: list[Answered] = []
     app.state.sandbox.observe(answered.append)
     return answered
 
 
 @pytest.fixture
-def client(app: MockApp) -> Iterator[httpx.Client]:
+def client(app: Starlette) -> Iterator[httpx.Client]:
     with inprocess_client(app, headers=auth()) as client:
         yield client
 
@@ -96,7 +97,9 @@ def test_a_replayed_answer_is_observed(client: httpx.Client, seen: list[Answered
     assert seen[0].request_id != seen[1].request_id  # each request draws its own
 
 
-def test_the_console_writes_one_json_object_per_request(client: httpx.Client, app: MockApp) -> None:
+def test_the_console_writes_one_json_object_per_request(
+    client: httpx.Client, app: Starlette
+) -> None:
     out = io.StringIO()
     app.state.sandbox.observe(Console("json", app.state.store.clock, out).request)
     sent = client.get("/v1/documents/doc_nowhere")
@@ -126,7 +129,7 @@ def test_the_console_writes_one_json_object_per_request(client: httpx.Client, ap
     assert record["explain"].startswith("not_found: ")
 
 
-def test_the_console_writes_one_text_line_per_request(client: httpx.Client, app: MockApp) -> None:
+def test_the_console_writes_one_text_line_per_request(client: httpx.Client, app: Starlette) -> None:
     out = io.StringIO()
     app.state.sandbox.observe(Console("text", app.state.store.clock, out).request)
     ok = client.get("/v1/whoami")

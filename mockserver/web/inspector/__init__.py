@@ -13,13 +13,13 @@ Mounted with the rest of `/_mock` (so `--no-admin` removes it) and guarded by th
 
 from __future__ import annotations
 
-from typing import Any
+from starlette.applications import Starlette
 
 from mockserver.engine.routing import Route
 from mockserver.web.inspector.bridge import BASE, later, page_route
 
 
-def inspector_routes(app: Any) -> list[Route]:
+def inspector_routes(app: Starlette) -> list[Route]:
     """The inspector's pages and forms, as routes of the sandbox `app` serves; each module is
     imported by the first request for one of its endpoints."""
     base = BASE

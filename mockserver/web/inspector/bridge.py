@@ -5,8 +5,11 @@ sandbox's request, and its Starlette response becomes the sandbox's `Response`."
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from starlette.applications import Starlette
+from starlette.requests import Request as StarletteRequest
+from starlette.responses import Response as StarletteResponse
 from starlette.types import Message
 
 from mockserver.core.first_call import imported_on_first_call
@@ -15,11 +18,7 @@ from mockserver.engine.reading import MAX_BODY
 from mockserver.engine.request import Request, Response
 from mockserver.engine.routing import Route
 
-if TYPE_CHECKING:
-    from starlette.requests import Request as StarletteRequest
-    from starlette.responses import Response as StarletteResponse
-
-Endpoint = Callable[["StarletteRequest"], Awaitable["StarletteResponse"]]
+Endpoint = Callable[[StarletteRequest], Awaitable[StarletteResponse]]
 ORIGIN = "mockserver.request"  # the scope's key of the sandbox's request (for triggers)
 BASE = "/_mock/ui"  # where the inspector's pages are
 
@@ -31,7 +30,7 @@ def later(module: str, name: str) -> Endpoint:
     return imported_on_first_call(f"mockserver.web.inspector.{module}", name)
 
 
-def page_route(app: Any, methods: list[str], path: str, endpoint: Endpoint) -> Route:
+def page_route(app: Starlette, methods: list[str], path: str, endpoint: Endpoint) -> Route:
     """A sandbox route serving `endpoint` of the app `app`."""
 
     async def serve(turn: Turn, params: dict[str, Any]) -> Response:
@@ -47,15 +46,13 @@ def page_route(app: Any, methods: list[str], path: str, endpoint: Endpoint) -> R
             given = True
             return {"type": "http.request", "body": body, "more_body": False}
 
-        from starlette.requests import Request as StarletteRequest  # with the first page
-
         answer = await endpoint(StarletteRequest(scope, receive))
         return Response(answer.status_code, list(answer.raw_headers), bytes(answer.body))
 
     return Route(methods, path, serve)
 
 
-def _scope(app: Any, request: Request, path: str, params: dict[str, Any]) -> dict[str, Any]:
+def _scope(app: Starlette, request: Request, path: str, params: dict[str, Any]) -> dict[str, Any]:
     return {
         "type": "http",
         "asgi": {"version": "3.0"},

@@ -1,14 +1,17 @@
-"""The app's ASGI face apart from HTTP: the lifespan protocol (what uvicorn and other servers
-drive) and a WebSocket, which the API has none of."""
+"""The app's ASGI face apart from the API's answers: a Starlette application, its lifespan
+protocol (what uvicorn and other servers drive), a WebSocket, which the API has none of, and
+every method and path going to the sandbox."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from typing import Any
 
+import orjson
 import pytest
+from starlette.applications import Starlette
 
 from mockserver import Settings, create_app
 
@@ -43,7 +46,7 @@ def test_the_lifespan_starts_and_stops_the_sandbox_s_background_work() -> None:
     assert sent == [{"type": "lifespan.startup.complete"}, {"type": "lifespan.shutdown.complete"}]
 
 
-def test_a_failing_start_reports_its_traceback_and_raises() -> None:
+def test_a_failing_start_reports_its_traceback_and_raises(monkeypatch: pytest.MonkeyPatch) -> None:
     app = create_app(Settings(clock_mode="frozen"))
 
     @asynccontextmanager
@@ -51,10 +54,7 @@ def test_a_failing_start_reports_its_traceback_and_raises() -> None:
         raise RuntimeError("the state directory is unreadable")
         yield
 
-    def lifespan() -> AbstractAsyncContextManager[None]:
-        return failing()
-
-    app.lifespan = lifespan  # type: ignore[method-assign]
+    monkeypatch.setattr(app.state.sandbox, "running", failing)
     sent = _drive(app, {"type": "lifespan"}, list(LIFESPAN))
     assert [message["type"] for message in sent[:1]] == ["lifespan.startup.failed"]
     assert "RuntimeError: the state directory is unreadable" in sent[0]["message"]
@@ -68,10 +68,13 @@ def test_a_websocket_is_closed_at_once() -> None:
     assert sent == [{"type": "websocket.close", "code": 1000, "reason": ""}]
 
 
+def test_the_app_is_a_starlette_application() -> None:
+    assert isinstance(create_app(Settings(clock_mode="frozen")), Starlette)
+
+
 def test_state_holds_the_sandbox_and_its_parts() -> None:
     app = create_app(Settings(clock_mode="frozen"))
     sandbox = app.state.sandbox
-    assert app.sandbox is sandbox
     assert app.state.store is sandbox.store
     assert app.state.control is sandbox.control
     assert app.state.settings.clock_mode == "frozen"
@@ -85,3 +88,15 @@ def test_http_goes_to_the_sandbox(path: str) -> None:
     with inprocess_client(app) as client:
         answer = client.get(path, headers={"Authorization": "Bearer sk_test_mock_full"})
     assert answer.status_code == 200
+
+
+def test_a_target_that_is_no_path_gets_the_sandbox_s_404_envelope() -> None:
+    app = create_app(Settings(clock_mode="frozen"))
+    scope = {"type": "http", "method": "OPTIONS", "path": "*", "headers": [], "query_string": b""}
+    start, body = _drive(app, scope, [{"type": "http.request", "body": b""}])
+    assert start["status"] == 404
+    error = orjson.loads(body["body"])["error"]
+    assert (error["type"], error["message"]) == (
+        "not_found",
+        "Unrecognized request URL (OPTIONS *).",
+    )
