@@ -13,7 +13,7 @@ import functools
 import hashlib
 from array import array
 from collections.abc import Callable, Mapping
-from typing import Any, Final, cast
+from typing import Any, cast
 
 import orjson
 
@@ -22,16 +22,11 @@ from mockserver.core.clock import format_ts
 GENESIS = "0" * 64
 ID_WIDTH = 28  # "evt_" and 24 characters
 RENDERED_KEPT = 2048  # recent renderings kept per chain: bounded memory, repeat reads cheap
-# Bound once: compiled code calls a Final function directly, where `orjson.dumps` is looked up
-# on the module on every call (two lookups an event, a digest each).
-_DUMPS: Final = orjson.dumps
-_SORT_KEYS: Final = orjson.OPT_SORT_KEYS
-_SHA256: Final = hashlib.sha256
 
 
 def canonical(value: Any) -> bytes:
     """RFC 8785 canonical JSON for float-free values."""
-    return _DUMPS(value, option=_SORT_KEYS)
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 def halves(
@@ -62,7 +57,7 @@ def halves(
 
 def digest(head: bytes, tail: bytes) -> bytes:
     """The SHA-256 of the event without `hash`: what its `hash` is the hex of."""
-    return _SHA256(b"".join((head, b",", tail))).digest()
+    return hashlib.sha256(b"".join((head, b",", tail))).digest()
 
 
 def served_bytes(head: bytes, tail: bytes, digest: bytes) -> bytes:

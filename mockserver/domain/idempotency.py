@@ -44,10 +44,6 @@ HEADER = "Idempotency-Key"
 
 Scope = str  # what a key is unique within: see `scope_of`
 
-# Bound once: compiled code calls a Final function directly, where `orjson.loads` and
-# `hashlib.sha256` are looked up on their modules on every call (every keyed POST).
-_LOADS: Final = orjson.loads
-_SHA256: Final = hashlib.sha256
 
 
 def scope_of(account: str, environment: str, key: str) -> Scope:
@@ -90,11 +86,11 @@ def fingerprint_and_value(method: str, region: str, path: str, body: bytes) -> t
     """`fingerprint`, and the body's JSON value (NOT_JSON if it is not JSON): the handler of a
     keyed request need not parse its body again."""
     try:
-        value = _LOADS(body)
+        value = orjson.loads(body)
         content = b"json:" + canonical(value)
     except orjson.JSONDecodeError:
         value, content = NOT_JSON, b"raw:" + body
-    return _SHA256(f"{method} {region} {path}\n".encode() + content).digest(), value
+    return hashlib.sha256(f"{method} {region} {path}\n".encode() + content).digest(), value
 
 
 NOT_JSON: Final = object()  # `fingerprint_and_value` of a body that is not JSON

@@ -11,19 +11,16 @@ domain.idempotency), and names the differing members as JSON Pointers (`/title`)
 from __future__ import annotations
 
 import zlib
-from typing import Any, Final
+from typing import Any
 
 from mockserver.audit.log import canonical
 
 _LENGTH = 4  # bytes of each length prefix
 _DIGEST = 4  # a CRC-32: enough to tell members apart in a diagnostic
-# Bound once: compiled code calls a Final function directly, where `zlib.crc32` is looked up
-# on its module on every call (one a member).
-_CRC32: Final = zlib.crc32
 
 
 def _digest(data: bytes) -> bytes:
-    return _CRC32(data).to_bytes(_DIGEST, "big")
+    return zlib.crc32(data).to_bytes(_DIGEST, "big")
 
 
 def _pointer(name: str) -> str:
