@@ -45,7 +45,6 @@ HEADER = "Idempotency-Key"
 Scope = str  # what a key is unique within: see `scope_of`
 
 
-
 def scope_of(account: str, environment: str, key: str) -> Scope:
     """The record key of `key` in (account, environment). A key is printable ASCII (no line
     break), and ids and environment names have none, so the joined string is unambiguous."""

@@ -39,8 +39,9 @@ def _state(state: Any) -> None:
         _convert(state, name)
     oauth = state.get("oauth")
     streams = oauth.get("streams") if type(oauth) is dict else None
-    for name in list(streams) if type(streams) is dict else []:
-        _convert(streams, name)
+    if type(streams) is dict:
+        for name in list(streams):
+            _convert(streams, name)
     for name, value in state.items():
         if name != "account_sandboxes":  # each its own state, below
             _records(value)
