@@ -8,12 +8,11 @@ only when a logged input moves it, so replaying the log reads the same times.
 
 from __future__ import annotations
 
-import functools
+import email.utils
 import math
 import re
 import time
 from datetime import UTC, datetime
-from typing import final
 
 
 class Clock:
@@ -210,84 +209,22 @@ class FollowClock(Clock):
 
 
 _RFC3339 = "%Y-%m-%dT%H:%M:%SZ"
-# Years 1 to 9999, the range datetime can show. Inside it time.gmtime gives the same text at a
-# fraction of the cost, which counts: a page of 20 documents renders 20 timestamps, a large
-# seed's audit history hundreds of thousands. Outside it datetime keeps raising as it always did.
+# Years 1 to 9999, the range datetime can show.
 _FIRST_SECOND = -62_135_596_800
 _LAST_SECOND = 253_402_300_799
 
 
 def format_ts(epoch: float) -> str:
-    """RFC 3339 UTC with whole seconds, e.g. `2026-01-15T09:00:00Z`."""
-    seconds = int(epoch)
-    latest = _latest_ts.pair
-    if latest[0] == seconds:
-        return latest[1]
-    text = _format_seconds(seconds)
-    _latest_ts.pair = (seconds, text)
-    return text
-
-
-@final
-class _LatestTs:
-    """The instant `format_ts` rendered last, with its text, as one pair (replaced whole, so a
-    reader never sees one instant's text beside another's): a write renders its one `now` in
-    the answer, the event and the audit data, so the same second comes three or four times in
-    a row, and compiled code then reads a slot instead of calling the cache below."""
-
-    __slots__ = ("pair",)
-
-    def __init__(self) -> None:
-        self.pair: tuple[int, str] = (0, "1970-01-01T00:00:00Z")  # a true pair to start with
-
-
-_latest_ts = _LatestTs()
-
-
-# The same instants are rendered again and again (a document's times on every read, a page's on
-# every poll, a seeded document's in each of its history events), so recent ones are kept: a hit
-# costs a tenth of a render, and 8192 strings are well under a MiB.
-@functools.lru_cache(maxsize=8192)
-def _format_seconds(seconds: int) -> str:
-    if _FIRST_SECOND <= seconds <= _LAST_SECOND:
-        return time.strftime(_RFC3339, time.gmtime(seconds))
-    return datetime.fromtimestamp(seconds, UTC).strftime(_RFC3339)
-
-
-_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
-@final
-class _HttpDate:
-    """The `Date` header of the latest second asked for: every response renders one, and in a
-    frozen clock's test run it is the same second again and again."""
-
-    __slots__ = ("seconds", "value")
-
-    def __init__(self) -> None:
-        self.seconds = _FIRST_SECOND - 1
-        self.value = b""
-
-    def render(self, epoch: float) -> bytes:
-        seconds = min(max(math.floor(epoch), _FIRST_SECOND), _LAST_SECOND)  # years 1 to 9999
-        if seconds != self.seconds:
-            t = time.gmtime(seconds)
-            self.value = (
-                f"{_WEEKDAYS[t.tm_wday]}, {t.tm_mday:02d} {_MONTHS[t.tm_mon - 1]} {t.tm_year:04d} "
-                f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d} GMT"
-            ).encode()
-            self.seconds = seconds
-        return self.value
-
-
-_http_date = _HttpDate()
+    """RFC 3339 UTC with whole seconds, e.g. `2026-01-15T09:00:00Z` (ValueError past the
+    years 1 to 9999)."""
+    return datetime.fromtimestamp(int(epoch), UTC).strftime(_RFC3339)
 
 
 def http_date(epoch: float) -> bytes:
     """An HTTP `Date` value (RFC 9110 IMF-fixdate, e.g. `Thu, 15 Jan 2026 09:00:00 GMT`) of the
     whole second, in English whatever the locale; clamped to the years 1 to 9999."""
-    return _http_date.render(epoch)
+    seconds = min(max(math.floor(epoch), _FIRST_SECOND), _LAST_SECOND)
+    return email.utils.formatdate(seconds, usegmt=True).encode()
 
 
 # RFC 3339 allows a leap second, `23:59:60`; Unix time (and datetime) has none, so it is read

@@ -63,8 +63,7 @@ class ListOf(Kind):
 
     def encode(self, value: Any, out: Writer) -> Any:
         items = sorted(value) if self.ordered else value
-        encode = self.item.encode
-        return [encode(item, out) for item in items]
+        return [self.item.encode(item, out) for item in items]
 
     def decode(self, data: Any, into: Reader) -> Any:
         return self.make(self.item.decode_list(data, into))
@@ -133,11 +132,9 @@ class DictOf(Kind):
         self._pair = Tuple(key, value)
 
     def encode(self, value: Any, out: Writer) -> Any:
-        encode = self.value.encode
         if self.pairs:
-            key = self.key.encode
-            return [[key(k, out), encode(v, out)] for k, v in value.items()]
-        return {k: encode(v, out) for k, v in value.items()}
+            return [[self.key.encode(k, out), self.value.encode(v, out)] for k, v in value.items()]
+        return {k: self.value.encode(v, out) for k, v in value.items()}
 
     def decode(self, data: Any, into: Reader) -> Any:
         if self.pairs:

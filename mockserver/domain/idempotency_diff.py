@@ -34,8 +34,7 @@ def _field(text: str) -> bytes:
 
 def summarise(method: str, region: str, path: str, value: Any, raw: bytes, is_json: bool) -> bytes:
     """What a record keeps of its first request to say later what differs: `value` is the
-    parsed body (`is_json`), `raw` its bytes. Runs for every first request with a key, so it
-    is one join of small parts: about a microsecond for a body of a few members."""
+    parsed body (`is_json`), `raw` its bytes."""
     parts = [_field(f"{method}\n{region}\n{path}")]
     if type(value) is dict:
         for name, member in value.items():

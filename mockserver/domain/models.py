@@ -93,20 +93,14 @@ class Vault:
     seq: int = 0  # insertion order within its region, assigned by the store
 
 
-@dataclass(slots=True, init=False)
+@dataclass(slots=True)
 class DocumentVersion:
     version: int
     sha256: str
     created_at: int
 
-    # Written out, as Document's: see there.
-    def __init__(self, version: int, sha256: str, created_at: int) -> None:
-        self.version = version
-        self.sha256 = sha256
-        self.created_at = created_at
 
-
-@dataclass(slots=True, init=False)
+@dataclass(slots=True)
 class Document:
     id: str
     vault_id: str
@@ -126,44 +120,6 @@ class Document:
     # Rendered JSON of `views.document_summary` / `document_detail`, made on first use.
     summary_json: bytes | None = field(default=None, init=False, repr=False, compare=False)
     detail_json: bytes | None = field(default=None, init=False, repr=False, compare=False)
-
-    # Written out rather than generated: the compiled build makes this class in C, but would
-    # call a dataclass's generated `__init__` as Python, on every create.
-    def __init__(
-        self,
-        id: str,
-        vault_id: str,
-        region: str,
-        title: str,
-        status: str,
-        created_at: int,
-        sha256: str,
-        metadata: dict[str, str | int | bool] | None = None,
-        version: int = 1,
-        versions: list[DocumentVersion] | None = None,
-        signers: list[str] | None = None,
-        legal_hold: bool = False,
-        signed_at: int | None = None,
-        deleted: bool = False,
-        seq: int = 0,
-    ) -> None:
-        self.id = id
-        self.vault_id = vault_id
-        self.region = region
-        self.title = title
-        self.status = status
-        self.created_at = created_at
-        self.sha256 = sha256
-        self.metadata = {} if metadata is None else metadata
-        self.version = version
-        self.versions = [] if versions is None else versions
-        self.signers = [] if signers is None else signers
-        self.legal_hold = legal_hold
-        self.signed_at = signed_at
-        self.deleted = deleted
-        self.seq = seq
-        self.summary_json = None
-        self.detail_json = None
 
     @property
     def under_retention(self) -> bool:

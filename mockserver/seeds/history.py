@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mockserver.audit.log import SeededLog
-from mockserver.core import clock, memory
+from mockserver.core import memory
 from mockserver.core.ids import IdFactory
 from mockserver.domain import views
 from mockserver.domain.models import (
@@ -273,10 +273,8 @@ class SeededHistory:
         count = len(ids)
         del entries, order, ids
         # What outlives the scratch snapshots keeps the memory pages it sits on from the
-        # system: the timestamp cache's entries, made all through the build, and the
-        # interpreter's free lists, which a full collection empties (it finds no garbage, and a
-        # serving process has frozen the rest, so it is cheap).
-        clock._format_seconds.cache_clear()
+        # system: the interpreter's free lists, which a full collection empties (it finds no
+        # garbage, and a serving process has frozen the rest, so it is cheap).
         for log in logs.values():
             log.seal()  # the index, and the related ids freed
         if count >= COLLECT_AFTER:

@@ -108,12 +108,11 @@ def websocket_protocol(**options: Any) -> asyncio.Protocol:
     """uvicorn's own WebSocket protocol (what its `ws="auto"` picks), imported by the first
     request that asks for a WebSocket rather than when a server starts: the API speaks none
     (the app closes every WebSocket at once, so uvicorn answers 403), and importing the
-    websockets library is a good part of a test server's first start (tens of milliseconds on
-    a slow machine) and of `mockserver run`'s. uvicorn's own "auto" is a callable of the same
-    shape. The module it names is uvicorn's internal one, the second the mock imports: kept
-    since it pays (a third of `mock_server`'s instructions went with it and the CA bundle's
-    read; Performance: the test-driven loop), and tests/e2e/test_lazy_imports.py fails if a
-    release moves it."""
+    websockets library is a good part of a test server's first start and of `mockserver run`'s.
+    uvicorn's own "auto" is a callable of the same shape. The module it names is uvicorn's
+    internal one, the second the mock imports: kept for the first-use budget of `mock_server`
+    (Performance: the test-driven loop), and tests/e2e/test_lazy_imports.py fails if a release
+    moves it."""
     from uvicorn.protocols.websockets.auto import AutoWebSocketsProtocol
 
     if AutoWebSocketsProtocol is None:  # websockets comes with uvicorn[standard]

@@ -99,7 +99,6 @@ class MockServer(Controls):
         self._admin_token = admin_token  # a running server's (`--mockserver-url`)
         self._shared = shared  # a server others use too: nothing resets it
         self._tls: ssl.SSLContext | None = server.client_context() if server.tls else None
-        self._default_tls: ssl.SSLContext | None = None  # httpx's default, made once (below)
         # One control-plane client for the session, made by the first control call: building
         # one is costly, and many tests make none.
         self._admin_client: httpx.Client | None = None
@@ -141,22 +140,12 @@ class MockServer(Controls):
         import httpx
 
         headers = {"Authorization": f"Bearer {api_key or self.api_key}"}
-        verify: ssl.SSLContext | bool = True  # with trust_env given, httpx makes its own
-        if self._tls is not None or "trust_env" not in kwargs:
-            verify = self._context()
-        return httpx.Client(base_url=self.base_url, headers=headers, verify=verify, **kwargs)
+        return httpx.Client(base_url=self.base_url, headers=headers, verify=self._verify, **kwargs)
 
-    def _context(self) -> ssl.SSLContext:
-        """What the clients of this server verify with: its CA with TLS, else httpx's default
-        verification, made once, its CA bundle read by the first TLS connection (reading it
-        costs tens of milliseconds, which a plain-HTTP server's clients never need)."""
-        if self._tls is not None:
-            return self._tls
-        if self._default_tls is None:
-            from mockserver.testing.deferred_trust import DeferredTrust
-
-            self._default_tls = DeferredTrust.make()
-        return self._default_tls
+    @property
+    def _verify(self) -> ssl.SSLContext | bool:
+        """What the clients of this server verify with: its CA with TLS, else httpx's default."""
+        return True if self._tls is None else self._tls
 
     @property
     def _admin(self) -> httpx.Client:
@@ -167,7 +156,7 @@ class MockServer(Controls):
             token = self._admin_token
             headers = {} if token is None else {"X-Mock-Admin-Token": token}
             self._admin_client = httpx.Client(
-                base_url=self._server.base_url, verify=self._context(), timeout=60, headers=headers
+                base_url=self._server.base_url, verify=self._verify, timeout=60, headers=headers
             )
         return self._admin_client
 

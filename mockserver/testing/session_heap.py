@@ -6,8 +6,8 @@ Building the app and starting what serves it imports a hundred modules and makes
 state: hundreds of thousands of objects that live until the session ends. With the collector
 running, they set off young collections while they are made and a full collection soon after,
 each walking everything the process holds (pytest's, the test suite's and the mock's); every
-later full collection walks them again. That was about a sixth of what the first test using
-`mock_client` cost in a one-test run (23 ms of 131: `make bench`, the one-test loop rows).
+later full collection walks them again, a good part of what the first test using
+`mock_client` costs (Performance: the test-driven loop).
 
 A freeze takes everything alive at that moment, not only the mock's: an object of the test
 session made before it, which later becomes garbage held only by a reference cycle, is

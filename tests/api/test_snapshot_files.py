@@ -185,7 +185,7 @@ CRAFTED: list[tuple[str, Edit, str]] = [
     (
         "an id stream that is not one",
         lambda d: d["state"]["request_ids"].update({"bits": "zz"}),
-        "hex digits",
+        "must be an object of stream and random",
     ),
     (
         "a random generator that is not one",

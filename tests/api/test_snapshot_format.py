@@ -21,10 +21,11 @@ from mockserver.engine.snapshots.file import FORMAT
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
 from tests.support.api import assert_envelope
-from tests.support.keys import auth
+from tests.support.keys import FULL, auth
 
 FILE = Path(__file__).with_name("data") / "snapshot-format-1.json"
 FORMAT_2 = Path(__file__).with_name("data") / "snapshot-format-2.json"
+FORMAT_3 = Path(__file__).with_name("data") / "snapshot-format-3.json"
 CURRENT = Path(__file__).with_name("data") / f"snapshot-format-{FORMAT}.json"
 ACCOUNT = {"name": "Format two", "clock": {"mode": "frozen", "start_time": "2030-01-01T00:00:00Z"}}
 
@@ -88,6 +89,37 @@ def test_a_file_of_format_1_loads_and_serves_its_state() -> None:
         assert replay.json()["title"] == "Kept across versions"
 
 
+def test_a_file_of_format_3_goes_on_with_the_ids_it_would_have_given() -> None:
+    """Format 3 saved id streams with the words they had drawn but not used; the ids after
+    restoring it are those the server that wrote it gave next (recorded from that server)."""
+    app = create_app(Settings(clock_mode="frozen"))
+    account_key = orjson.loads(FORMAT_3.read_bytes())["state"]["account_sandboxes"][0]["keys"][0]
+    with inprocess_client(app, headers=auth()) as client:
+        client.post(
+            "/_mock/snapshots/upload", params={"name": "old"}, content=FORMAT_3.read_bytes()
+        )
+        assert client.post("/_mock/snapshots/old/restore").status_code == 200
+        for key, first, thirtieth in (
+            (
+                FULL,
+                ("vault_opWpXhQAJJAc1RbNFbkGWRAj", "req_qT7uo6l4hFKzhMnqveuTcJjz"),
+                ("vault_KFvprCkokWz2an74AwOQZtTo", "req_ZAa4x4BPPO9O117qfrzNW2Kr"),
+            ),
+            (
+                account_key,
+                ("vault_8zfI4wkXo705ZS9A8HFtphIB", "req_Zk23EWcUD2PZu730T40xp0Hx"),
+                ("vault_aQPL6qebMsfD2AfLKhp4FAdV", "req_prbb9nQQ6HPUnwJURNWM34DS"),
+            ),
+        ):
+            made = []
+            for _ in range(30):  # past the words the file kept unused
+                vault = client.post(
+                    "/v1/vaults", json={"name": "n", "region": "us"}, headers=auth(key)
+                )
+                made.append((vault.json()["id"], vault.headers["x-request-id"]))
+            assert (made[0], made[-1]) == (first, thirtieth)
+
+
 def _timeless(data: bytes) -> Any:
     """The file less what is measured on the wall clock: how long each request took."""
     parsed = orjson.loads(data)
@@ -97,7 +129,7 @@ def _timeless(data: bytes) -> Any:
     return parsed
 
 
-@pytest.mark.parametrize("path", [FORMAT_2, CURRENT], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [FORMAT_2, FORMAT_3, CURRENT], ids=lambda p: p.stem)
 def test_a_file_with_account_sandboxes_loads_and_serves_its_accounts_too(path: Path) -> None:
     app = create_app(Settings(clock_mode="frozen"))
     with inprocess_client(app, headers=auth()) as client:

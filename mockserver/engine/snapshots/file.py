@@ -31,11 +31,12 @@ import orjson
 import mockserver
 from mockserver.core.errors import SnapshotError
 from mockserver.core.kinds import Invalid
+from mockserver.engine.snapshots.format3_streams import plain_streams
 
 if TYPE_CHECKING:
     from mockserver.engine.sandbox import Sandbox
 
-FORMAT = 3
+FORMAT = 4
 DAMAGED = (
     "The file is damaged: its state does not match its checksum ('sha256'; leave it out of a "
     "file edited by hand)."
@@ -78,6 +79,7 @@ def _transport_faults(parsed: dict[str, Any]) -> dict[str, Any]:
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     1: _accounts_of_their_own,
     2: _transport_faults,
+    3: plain_streams,
 }
 
 

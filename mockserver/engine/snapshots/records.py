@@ -157,49 +157,26 @@ class RandomState(Kind):
 
 
 class Stream(Kind):
-    """An id stream (`IdFactory`): its name, generator and the words drawn but not used."""
+    """An id stream (`IdFactory`): its name and its generator (null while it has drawn
+    nothing: it is then as seeded from its name)."""
 
     _random = Opt(RandomState())
 
     def encode(self, value: Any, out: Writer) -> Any:
-        name, generator, bits, count, pos = value.saved()
-        return {
-            "stream": name,
-            "random": self._random.encode(generator, out),
-            "words": count,
-            "used": pos,
-            "bits": format(bits, "x"),
-        }
+        name, generator = value.saved()
+        return {"stream": name, "random": self._random.encode(generator, out)}
 
     def decode(self, data: Any, into: Reader) -> Any:
-        if type(data) is not dict or data.keys() != {"stream", "random", "words", "used", "bits"}:
-            raise Invalid("must be an object of stream, random, words, used and bits")
+        if type(data) is not dict or data.keys() != {"stream", "random"}:
+            raise Invalid("must be an object of stream and random")
         name = TEXT.decode(data["stream"], into)
-        generator = self._random.decode(data["random"], into)
-        count = Int(0, 1 << 16).decode(data["words"], into)
-        pos = Int(0, count).decode(data["used"], into)
-        bits = data["bits"]
-        if type(bits) is not str or len(bits) > 8 * count + 1:
-            raise Invalid("'bits' must be hex digits of at most 'words' 32-bit words")
-        try:
-            value = int(bits, 16)
-        except ValueError:
-            raise Invalid("'bits' must be hex digits") from None
-        if value < 0 or (generator is None) != (count == 0):
-            raise Invalid("a stream has words exactly when it has a generator")
-        return IdFactory.resumed(name, generator, value, count, pos)
+        return IdFactory.resumed(name, self._random.decode(data["random"], into))
 
     def schema(self) -> dict[str, Any]:
         return {
             "type": "object",
-            "properties": {
-                "stream": {"type": "string"},
-                "random": self._random.schema(),
-                "words": {"type": "integer", "minimum": 0},
-                "used": {"type": "integer", "minimum": 0},
-                "bits": {"type": "string", "pattern": "^[0-9a-f]+$"},
-            },
-            "required": ["stream", "random", "words", "used", "bits"],
+            "properties": {"stream": {"type": "string"}, "random": self._random.schema()},
+            "required": ["stream", "random"],
             "additionalProperties": False,
         }
 

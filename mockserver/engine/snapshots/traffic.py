@@ -72,8 +72,7 @@ class Headers(Kind):
     _pair = Tuple(Bytes(), Bytes())
 
     def encode(self, value: Any, out: Writer) -> Any:
-        encode = self._pair.encode
-        return [encode(pair, out) for pair in value]
+        return [self._pair.encode(pair, out) for pair in value]
 
     def decode(self, data: Any, into: Reader) -> Any:
         if type(data) is not list:
