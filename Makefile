@@ -34,7 +34,7 @@ PACKAGE := pyproject.toml README.md \
 WHEEL := dist/.wheel
 
 .PHONY: run run-compiled wheel check test lint fmt bench bench-soak bench-idempotency bench-memory \
-	wrk valgrind baseline clean browser screenshots \
+	wrk valgrind peers baseline clean browser screenshots \
 	compiled-copy docs docs-serve fuzz image image-test
 
 $(VPY):
@@ -230,9 +230,10 @@ $(LSTAMP): $(PACKAGE)
 BASELINE ?=
 BASE_DIR := build/baseline
 
-bench: $(CBENCH) $(LSTAMP) wrk valgrind compiled-copy $(if $(BASELINE),baseline)
+bench: $(CBENCH) $(LSTAMP) wrk valgrind peers compiled-copy $(if $(BASELINE),baseline)
 	cd $(COPY) && $(CURDIR)/$(CBIN)/python -m benchmarks --out $(CURDIR)/benchmarks/latest.json \
 		--pure-sources $(CURDIR) --loop-python $(CURDIR)/$(LVENV)/bin/python \
+		--peers $(CURDIR)/$(PEERS) \
 		$(if $(BASELINE),--baseline-python $(CURDIR)/$(BASE_DIR)/$(CBIN)/python)
 
 # The compiled build of BASELINE, in its own worktree, by its own Makefile (kept while REV is
@@ -267,6 +268,18 @@ wrk:
 	@command -v wrk >/dev/null || { \
 		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$SUDO apt-get update && $$SUDO apt-get install -y wrk; }
+
+# The mock's peers for the `peers` group of `bench` (benchmarks/peers.py), from npm into
+# build/peers, pinned, install scripts off (none is needed); npm's wiremock carries WireMock's
+# standalone jar, which the group runs with java. Installed again when the versions change.
+# Without npm, node or java the group skips the peer it lacks and says so.
+PEERS := build/peers
+PEER_PACKAGES := @stoplight/prism-cli@5.14.2 json-server@0.17.4 wiremock@3.13.2
+peers:
+	@test "$$(cat $(PEERS)/.installed 2>/dev/null)" = "$(PEER_PACKAGES)" || { \
+		command -v npm >/dev/null || { echo "peers: npm is not installed: bench skips the peers"; exit 0; }; \
+		npm install --prefix $(PEERS) --no-audit --no-fund --ignore-scripts $(PEER_PACKAGES) && \
+		echo "$(PEER_PACKAGES)" > $(PEERS)/.installed || echo "peers: npm install failed: bench skips them"; }
 
 # callgrind counts the instructions per request (benchmarks/instructions.py).
 valgrind:
