@@ -79,6 +79,7 @@ class Recorded:
     page: dict[str, Any]  # GET figures.PAGE
     created: dict[str, Any]  # POST /v1/documents with CREATE_BODY
     documents: list[dict[str, Any]]  # every document of the list, page after page
+    headers: dict[str, str]  # of the GET of the document, names in lower case
 
 
 def record(client: Http) -> Recorded:
@@ -98,14 +99,30 @@ def record(client: Http) -> Recorded:
         page=client.json("GET", figures.PAGE),
         created=client.json("POST", "/v1/documents", CREATE_BODY, expect=201),
         documents=documents,
+        headers=answer_headers(client, figures.DOCUMENT),
     )
+
+
+def answer_headers(client: Http, path: str) -> dict[str, str]:
+    """The headers of the mock's answer to a GET of `path`, names in lower case."""
+    client.conn.request("GET", path, headers={"Authorization": f"Bearer {client.key}"})
+    response = client.conn.getresponse()
+    response.read()
+    return {name.lower(): value for name, value in response.getheaders()}
 
 
 def prism_document(recorded: Recorded) -> dict[str, Any]:
     """The mock's OpenAPI document as Prism serves it at the mock's URLs: the paths under the
     base path of its first server (Prism matches no relative server URL), and the recorded
-    answers as the examples of the three calls' success responses (static mode answers them)."""
+    answers as the examples of the three calls' success responses (static mode answers them),
+    and the mock's values as the examples of the headers the document requires (without them
+    Prism's answers break its own response validation, which logs every violation)."""
     document = copy.deepcopy(recorded.openapi)
+    for name, header in document["components"]["headers"].items():
+        value = recorded.headers.get(name.lower())
+        if header.get("required") and value is not None:
+            integer = header["schema"].get("type") == "integer"
+            header["example"] = int(value) if integer else value
     base = document.pop("servers")[0]["url"].rstrip("/")
     document["paths"] = {base + path: item for path, item in document["paths"].items()}
     found = set()

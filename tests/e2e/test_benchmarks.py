@@ -477,6 +477,11 @@ def test_prism_serves_the_mock_s_document_at_its_urls_with_the_answers_as_exampl
         "createDocument": {"recorded": {"value": recorded.created}},
     }
     assert recorded.created["title"] == peers.CREATE_BODY["title"]
+    # The headers the document requires, given the mock's values (as their schemas type them).
+    headers = document["components"]["headers"]
+    assert headers["X-Request-Id"]["example"] == recorded.headers["x-request-id"]
+    assert headers["X-RateLimit-Limit"]["example"] == int(recorded.headers["x-ratelimit-limit"])
+    assert "example" not in headers["Sunset"]  # not required
 
 
 def test_json_server_holds_the_listed_documents_under_the_mock_s_routes(
@@ -595,3 +600,4 @@ def test_an_installed_peer_serves_the_three_calls_under_load(
             assert result.valid, kind
     finally:
         server.stop()
+    assert "Violation" not in server.log.read_text()  # Prism's answers pass its own checks
