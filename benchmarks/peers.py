@@ -3,7 +3,8 @@ mock's three benchmarked calls as far as it can, from files built at bench time 
 mock's own answers, recorded once from a fresh server.
 
 - Prism (`prism mock`, static mode) serves the mock's OpenAPI document (`GET /v1/openapi.json`)
-  with its paths under the `/v1` server and the recorded answers as the three calls' examples.
+  with its paths under the `/v1` server, the recorded answers as the three calls' examples and
+  the mock's values as those of the headers the document requires.
 - json-server serves a db.json whose `documents` are the seed's documents as `GET /v1/documents`
   lists them; its routes.json puts `/v1` in front and turns `limit` into its `_limit`.
 - WireMock (the standalone jar that npm's `wiremock` package carries, run by java) serves one
@@ -269,6 +270,8 @@ def loaded(kind: str, server: Server, seconds: float, warmup: float, tag: str) -
 
 @dataclass(frozen=True)
 class Timing:
+    """How long the peers' rounds run: the run's options, and the peers' warm-up."""
+
     seconds: float  # each round
     rounds: int  # alternating rounds per call, the median of each side counting
     warmup: float  # before each round, of the same call
