@@ -23,7 +23,7 @@ PACKAGE := pyproject.toml README.md \
 	$(shell find mockserver seeds scenarios -type f ! -path '*/__pycache__/*')
 
 .PHONY: run check test lint fmt lock upgrade bench bench-soak bench-idempotency bench-memory \
-	wrk valgrind baseline clean browser screenshots docs docs-serve fuzz image image-test
+	wrk valgrind peers baseline clean browser screenshots docs docs-serve fuzz image image-test
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -179,9 +179,9 @@ BASELINE ?=
 BASE_DIR := build/baseline
 BASE_VENV := $(BASE_DIR)/$(VENV)
 
-bench: $(BENCH) $(LSTAMP) wrk valgrind $(if $(BASELINE),baseline)
+bench: $(BENCH) $(LSTAMP) wrk valgrind peers $(if $(BASELINE),baseline)
 	$(BIN)/python -m benchmarks --out benchmarks/latest.json \
-		--loop-python $(CURDIR)/$(LVENV)/bin/python \
+		--loop-python $(CURDIR)/$(LVENV)/bin/python --peers $(CURDIR)/$(PEERS) \
 		$(if $(BASELINE),--baseline-python $(CURDIR)/$(BASE_VENV)/bin/python)
 
 # Commit BASELINE in its own worktree, installed (not editable) into its own venv; both are
@@ -216,6 +216,18 @@ wrk:
 	@command -v wrk >/dev/null || { \
 		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$SUDO apt-get update && $$SUDO apt-get install -y wrk; }
+
+# The mock's peers for the `peers` group of `bench` (benchmarks/peers.py), from npm into
+# build/peers, pinned, install scripts off (none is needed); npm's wiremock carries WireMock's
+# standalone jar, which the group runs with java. Installed again when the versions change.
+# Without npm, node or java the group skips the peer it lacks and says so.
+PEERS := build/peers
+PEER_PACKAGES := @stoplight/prism-cli@5.14.2 json-server@0.17.4 wiremock@3.13.2
+peers:
+	@test "$$(cat $(PEERS)/.installed 2>/dev/null)" = "$(PEER_PACKAGES)" || { \
+		command -v npm >/dev/null || { echo "peers: npm is not installed: bench skips the peers"; exit 0; }; \
+		npm install --prefix $(PEERS) --no-audit --no-fund --ignore-scripts $(PEER_PACKAGES) && \
+		echo "$(PEER_PACKAGES)" > $(PEERS)/.installed || echo "peers: npm install failed: bench skips them"; }
 
 # callgrind counts the instructions per request (benchmarks/instructions.py).
 valgrind:

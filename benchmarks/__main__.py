@@ -3,6 +3,7 @@
 python -m benchmarks                       # what `make bench` runs (about 10 minutes)
 python -m benchmarks --only soak --soak 300   # what `make bench-soak` runs
 python -m benchmarks --only idempotency       # 200,000 kept 409s: memory within the caps
+python -m benchmarks --only peers             # ours beside Prism, json-server and WireMock
 python -m benchmarks --quick               # a short smoke run of every figure
 """
 
@@ -44,6 +45,12 @@ def _parser() -> argparse.ArgumentParser:
         "pytest loop (make bench gives .venv-loop's)",
     )
     parser.add_argument(
+        "--peers",
+        type=Path,
+        help="where `make peers` installed Prism, json-server and WireMock from npm (default: "
+        "build/peers of this checkout); a peer missing there is skipped with a note",
+    )
+    parser.add_argument(
         "--baseline-python",
         type=Path,
         help="the interpreter of a venv with another install of mockserver (an earlier "
@@ -74,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         loop_python=args.loop_python,
         baseline_python=args.baseline_python,
     )
+    if args.peers is not None:
+        options.peers_folder = args.peers
     if args.quick:
         options.seconds, options.rounds, options.warmup, options.page_seconds = 2.0, 1, 0.5, 1.0
         options.startups, options.big_documents, options.depths = 2, 10_000, (1, 10, 100)
@@ -83,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         options.plugin_imports, options.loop_rounds = 3, 3
         options.backlog_layouts = ("endpoints16", "endpoint1")  # not the 30,000-attempt bound
         options.hostile_seconds = 3.0
+        options.peer_warmup = 1.0
     load_before = os.getloadavg()[0]
     report = Run(options).execute()
     report.date = now_utc()

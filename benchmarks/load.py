@@ -46,6 +46,16 @@ class LoadResult:
         return self.errors == 0 and not self.exhausted and self.requests > 0
 
 
+def median_round(results: list[LoadResult]) -> LoadResult:
+    """The round of median throughput (the lower of the two middle ones for an even count);
+    an invalid round makes the figure invalid, and is what is reported."""
+    invalid = [r for r in results if not r.valid]
+    if invalid:
+        return invalid[0]
+    ranked = sorted(results, key=lambda r: r.rps)
+    return ranked[(len(ranked) - 1) // 2]
+
+
 def parse(output: str) -> LoadResult:
     """The result from wrk's stdout (the WRK_JSON line of report.lua)."""
     for line in output.splitlines():

@@ -25,13 +25,14 @@ from . import (
     hostile,
     idempotency_soak,
     instructions,
+    peers,
     plugin_overhead,
     snapshot_restore,
     test_loop,
     verify_journal,
     webhook_backlog,
 )
-from .load import LoadResult
+from .load import LoadResult, median_round
 from .report import Report, Row, Target
 from .seed import large_seed
 from .servers import Server, ours_command, running, spawn
@@ -52,6 +53,7 @@ GROUPS = (
     "accounts",
     "chaos",
     "durable",
+    "peers",
     "pytest",
     "loop",
 )
@@ -99,6 +101,9 @@ class Options:
     # The interpreter of a venv with another build of mockserver installed (`make bench
     # BASELINE=REV` builds one): its server is the `baseline.*` rows; None: not measured.
     baseline_python: Path | None = None
+    # Where `make peers` installed Prism, json-server and WireMock (benchmarks/peers.py).
+    peers_folder: Path = field(default_factory=peers.default_folder)
+    peer_warmup: float = 3.0  # seconds of each GET after a peer starts, before its rounds
     log: Callable[[str], None] = field(default=_log)
 
 
@@ -208,6 +213,7 @@ def rows(options: Options) -> list[Row]:
         Row("durable.rps", durable, "req/s", Target("ratio>=", DURABLE_RATIO)),
         Row("durable.p99", f"{durable}, p99", "ms"),
     ]
+    table += peers.rows()
     table.append(
         Row("pytest.import", "import of the pytest plugin, pytest imported", "ms", _at_most(50))
     )
@@ -361,16 +367,6 @@ def fixed_ids(server: Server, count: int) -> list[str]:
     ids cost nothing, and a supply sized from its create rate ran out on a busy box, where the
     reference advanced faster than 1.5 times the rate it created at)."""
     return ["wf_reference"] * max(count, figures.SUPPLY_CAP)
-
-
-def median_round(results: list[LoadResult]) -> LoadResult:
-    """The round of median throughput (the lower of the two middle ones for an even count);
-    an invalid round makes the figure invalid, and is what is reported."""
-    invalid = [r for r in results if not r.valid]
-    if invalid:
-        return invalid[0]
-    ranked = sorted(results, key=lambda r: r.rps)
-    return ranked[(len(ranked) - 1) // 2]
 
 
 def growth_per_request(slices: list[figures.SoakSlice]) -> float:
@@ -823,6 +819,34 @@ class Run:
 
         self.attempt("ours with --state-dir", measure)
 
+    def beside_peers(self) -> None:
+        """Ours on the default seed beside Prism, json-server and WireMock, each serving the
+        same three calls (benchmarks/peers.py), in alternating rounds; a peer that is not
+        installed is skipped with a note, and the run goes on."""
+        o = self.options
+        timing = peers.Timing(o.seconds, o.rounds, o.warmup, o.peer_warmup)
+        with running(self.start(OURS, ours_command(None))()) as ours:
+            measured = peers.measure(ours, o.peers_folder, self.workdir, timing, o.run_id, o.log)
+        self.report.failures += measured.failures
+        for peer, reason in measured.skipped.items():
+            for row in self.report.rows:
+                if row.key.startswith("peers.") and row.key.endswith(f".{peer}"):
+                    row.note = f"skipped: {reason}"
+        for kind, chosen in measured.rounds.items():
+            if OURS not in chosen:
+                continue
+            ours_round = chosen[OURS]
+            self.put(f"peers.{kind}.p99", OURS, ours_round.p99_ms, peers.invalid(ours_round))
+            for peer, result in chosen.items():
+                if peer != OURS:
+                    self.put(f"peers.{kind}.{peer}", OURS, ours_round.rps)
+                    note = peers.invalid(result) or f"p99 {result.p99_ms:.2f} ms"
+                    self.put(f"peers.{kind}.{peer}", REF, result.rps, note)
+        for peer, (mine, theirs) in measured.rss_mib.items():
+            self.put(f"peers.rss.{peer}", OURS, mine)
+            restarted = "started again for each POST round"
+            self.put(f"peers.rss.{peer}", REF, theirs, restarted if peer in peers.RESTARTED else "")
+
     def plugin(self) -> None:
         """What the pytest plugin costs a suite: its import, and the fixtures' time per test
         beside respx and pytest-httpserver (no server of ours: the plugin makes its own, in the
@@ -903,6 +927,7 @@ class Run:
             "accounts",
             "chaos",
             "durable",
+            "peers",
             "loop",
         )
         if any(self.wants(g) for g in GROUPS if g not in separate):
@@ -929,6 +954,9 @@ class Run:
         if self.wants("durable"):
             o.log("ours with --state-dir, and without it")
             self.durable()
+        if self.wants("peers"):
+            o.log("ours beside Prism, json-server and WireMock, alternately")
+            self.attempt("ours and its peers", self.beside_peers)
         if self.wants("pytest"):
             o.log("pytest fixtures")
             self.plugin()

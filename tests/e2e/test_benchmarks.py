@@ -1,4 +1,4 @@
-"""The benchmark harness: its reference app, wrk scripts, result parsing and verdicts.
+"""The benchmark harness: its reference app, peers, wrk scripts, result parsing and verdicts.
 
 These check that the harness measures what it says (a run with error answers or an exhausted
 supply is invalid, verdicts say by how much a target is missed); they never assert a speed.
@@ -12,14 +12,19 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import httpx
+import orjson
 import pytest
 
 from benchmarks import (
+    figures,
     hostile,
     idempotency_soak,
     load,
+    peers,
     plugin_overhead,
     snapshot_restore,
     test_loop,
@@ -431,3 +436,168 @@ def test_the_verify_benchmark_walks_a_journal_it_filled() -> None:
     assert rows["method+path, matches"] == (10, True)  # every fifth request is a create
     assert rows["method+path, count fails"] == (10, False)
     assert rows["body subset, none"] == (0, False)
+
+
+# -- the peers (benchmarks/peers.py) ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> peers.Recorded:
+    """The answers of a fresh server of ours, as the peers group records them."""
+    folder = tmp_path_factory.mktemp("ours")
+    server = spawn("ours", ours_command(None), figures.PROBE, folder)
+    try:
+        client = server.client()
+        try:
+            return peers.record(client)
+        finally:
+            client.close()
+    finally:
+        server.stop()
+
+
+def test_prism_serves_the_mock_s_document_at_its_urls_with_the_answers_as_examples(
+    recorded: peers.Recorded,
+) -> None:
+    document = peers.prism_document(recorded)
+    assert "servers" not in document
+    assert "servers" in recorded.openapi  # a copy is changed, not the recording
+    assert all(path.startswith("/v1/") for path in document["paths"])
+    examples = {}
+    for item in document["paths"].values():
+        for operation in item.values():
+            if isinstance(operation, dict) and operation.get("operationId") in peers.OPERATIONS:
+                for response in operation["responses"].values():
+                    content = response.get("content", {}).get("application/json", {})
+                    if "examples" in content:
+                        examples[operation["operationId"]] = content["examples"]
+    assert examples == {
+        "getDocument": {"recorded": {"value": recorded.document}},
+        "listDocuments": {"recorded": {"value": recorded.page}},
+        "createDocument": {"recorded": {"value": recorded.created}},
+    }
+    assert recorded.created["title"] == peers.CREATE_BODY["title"]
+    # The headers the document requires, given the mock's values (as their schemas type them).
+    headers = document["components"]["headers"]
+    assert headers["X-Request-Id"]["example"] == recorded.headers["x-request-id"]
+    assert headers["X-RateLimit-Limit"]["example"] == int(recorded.headers["x-ratelimit-limit"])
+    assert "example" not in headers["Sunset"]  # not required
+
+
+def test_json_server_holds_the_listed_documents_under_the_mock_s_routes(
+    recorded: peers.Recorded, tmp_path: Path
+) -> None:
+    peers.write_files(recorded, tmp_path)
+    db = orjson.loads((tmp_path / "db.json").read_bytes())
+    ids = [document["id"] for document in db["documents"]]
+    assert len(ids) == len(set(ids)) > len(recorded.page["data"])  # every page, no repeats
+    assert db["documents"][: len(recorded.page["data"])] == recorded.page["data"]
+    assert figures.DOCUMENT.rsplit("/", 1)[1] in ids
+    routes = orjson.loads((tmp_path / "routes.json").read_bytes())
+    # The first rule that matches rewrites: the list's query before the catch-all prefix.
+    assert list(routes.items()) == [
+        ("/v1/documents?limit=:limit", "/documents?_limit=:limit"),
+        ("/v1/*", "/$1"),
+    ]
+    assert figures.PAGE == "/v1/documents?limit=20"  # what the first rule is written for
+
+
+def stub_for(mappings: list[dict[str, Any]], method: str, url: str) -> list[dict[str, Any]]:
+    """The stubs a request matches under WireMock's rules for the matchers the stubs use."""
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query))
+    matched = []
+    for mapping in mappings:
+        request = mapping["request"]
+        assert set(request) <= {"method", "urlPath", "queryParameters"}  # no other matcher
+        wanted = request.get("queryParameters", {})
+        if (
+            request["method"] == method
+            and request["urlPath"] == parts.path
+            and all(query.get(name) == rule["equalTo"] for name, rule in wanted.items())
+        ):
+            matched.append(mapping)
+    return matched
+
+
+def test_wiremock_stubs_match_the_three_calls_and_answer_the_recorded_bodies(
+    recorded: peers.Recorded, tmp_path: Path
+) -> None:
+    peers.write_files(recorded, tmp_path)
+    mappings = orjson.loads((tmp_path / "wiremock" / "mappings" / "stubs.json").read_bytes())
+    calls = [
+        ("GET", figures.DOCUMENT, 200, recorded.document),
+        ("GET", figures.PAGE, 200, recorded.page),
+        ("POST", "/v1/documents", 201, recorded.created),
+    ]
+    for method, url, status, body in calls:
+        (stub,) = stub_for(mappings["mappings"], method, url)
+        assert stub["response"]["status"] == status
+        assert orjson.loads(stub["response"]["body"]) == body
+        assert stub["response"]["headers"] == {"Content-Type": "application/json"}
+    assert stub_for(mappings["mappings"], "GET", "/v1/documents?limit=5") == []
+
+
+def test_the_budget_rows_compare_ours_with_each_peer() -> None:
+    table = {row.key: row for row in peers.rows()}
+    for kind, _ in peers.CALLS:
+        assert table[f"peers.{kind}.prism"].target == Target("ratio>=", 2)
+        assert table[f"peers.{kind}.json-server"].target == Target("ratio>=", 2)
+        assert table[f"peers.{kind}.wiremock"].target == Target("ratio>=", 0.85)
+        assert table[f"peers.{kind}.p99"].target == Target("value<=", 10)
+    assert set(table) <= {row.key for row in rows(Options())}
+
+
+@pytest.mark.parametrize("peer", peers.PEERS)
+def test_a_peer_not_installed_is_missing_with_the_reason(peer: str, tmp_path: Path) -> None:
+    with pytest.raises(peers.Missing, match=r"not installed"):
+        peers.command(peer, tmp_path, tmp_path)
+
+
+@needs_wrk
+def test_a_run_without_the_peers_skips_them_with_a_note_and_does_not_fail(
+    tmp_path: Path,
+) -> None:
+    options = Options(seconds=1, rounds=1, warmup=0, groups=("peers",), peers_folder=tmp_path)
+    options.log = lambda line: None
+    run = Run(options)
+    shutil.rmtree(run.workdir)
+    run.workdir = tmp_path
+    run.beside_peers()
+    assert run.report.failures == []
+    for kind, _ in peers.CALLS:
+        assert run.report.row(f"peers.{kind}.p99").ours is not None  # ours was measured
+        for peer in peers.PEERS:
+            row = run.report.row(f"peers.{kind}.{peer}")
+            assert row.note.startswith("skipped: ")
+            assert row.reference is None
+
+
+@needs_wrk
+@pytest.mark.parametrize("peer", peers.PEERS)
+def test_an_installed_peer_serves_the_three_calls_under_load(
+    peer: str, recorded: peers.Recorded, tmp_path: Path
+) -> None:
+    files = peers.write_files(recorded, tmp_path / "files")
+    try:
+        argv = peers.command(peer, peers.default_folder(), files)
+    except peers.Missing as missing:
+        pytest.skip(f"{peer}: {missing}")
+    server = peers.start(peer, argv, tmp_path, warmup=0)
+    try:
+        client = server.client()
+        status, body = client.request("GET", figures.DOCUMENT)
+        client.close()
+        assert status == 200
+        served = orjson.loads(body)
+        if peer == "json-server":  # the document as the list has it
+            assert served == next(d for d in recorded.documents if d["id"] == served["id"])
+        else:
+            assert served == recorded.document
+        for kind, _ in peers.CALLS:
+            result = peers.loaded(kind, server, seconds=1, warmup=0, tag=f"t-{kind}")
+            assert result.requests > 0, kind
+            assert result.valid, kind
+    finally:
+        server.stop()
+    assert "Violation" not in server.log.read_text()  # Prism's answers pass its own checks
