@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = [
+# Sorted as `sorted()` sorts, as `mockserver.__all__` is (not isort's constants-first order).
+__all__ = [  # noqa: RUF022
+    "Controls",
     "HANG",
     "HOLD",
-    "Controls",
     "LiveServer",
     "MockAccount",
     "MockClient",

@@ -15,9 +15,9 @@ import mockserver.testing
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = [
+    "Controls",
     "HANG",
     "HOLD",
-    "Controls",
     "LiveServer",
     "MockAccount",
     "MockClient",
@@ -38,14 +38,9 @@ PRIVATE_IMPORT = re.compile(
 )
 
 
-def isort_order(name: str) -> tuple[int, str]:
-    """Where isort (and ruff's RUF022) puts a name: constants, then classes, then the rest."""
-    return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
-
-
 def test_the_public_names_are_a_sorted_list() -> None:
     assert mockserver.testing.__all__ == PUBLIC
-    assert sorted(PUBLIC, key=isort_order) == PUBLIC
+    assert sorted(PUBLIC) == PUBLIC
     for name in PUBLIC:
         assert getattr(mockserver.testing, name) is not None
     assert set(PUBLIC) <= set(dir(mockserver.testing))
