@@ -1,13 +1,13 @@
-"""The in-process transport (`mock_client`'s): a request runs on the caller's thread when the
-loop is free, and on the background thread when the app left work running or another request
-holds the loop; every request gets its answer either way, from any thread, and a delayed one
-holds up no other.
+"""The in-process transport (`mock_client`'s): every request runs on the loop of the
+transport's portal thread and gets its answer, from any thread, a delayed one holding up no
+other; work the app leaves running goes on between requests, and the end of a test cancels it.
 
 No test bounds the wall time: each waits for what it expects up to `WAIT`."""
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import threading
 from collections.abc import Iterator
@@ -96,7 +96,7 @@ def test_a_delayed_request_holds_up_no_other_thread(transport: InProcessTranspor
         holding.join(WAIT)
     assert not holding.is_alive()
     [ended] = outcome
-    assert isinstance(ended, asyncio.CancelledError)
+    assert isinstance(ended, concurrent.futures.CancelledError)
 
 
 def test_a_webhook_left_running_is_delivered_while_the_test_only_waits(
@@ -122,7 +122,7 @@ def test_a_thread_running_its_own_loop_is_answered_too(transport: InProcessTrans
 
 
 def test_a_real_clock_app_keeps_answering() -> None:
-    # The real clock's ticker never ends: every request goes to the background thread.
+    # The real clock's ticker never ends: it runs on the portal's loop beside the requests.
     made = InProcessTransport(create_app(Settings(clock_mode="real")))
     try:
         with made.client(headers=auth()) as client:
