@@ -137,14 +137,16 @@ class MockServer(Controls):
         return store
 
     def client(self, api_key: str | None = None, **kwargs: Any) -> httpx.Client:
-        """An httpx client on `base_url` over the socket, authenticated with a key."""
-        import httpx
+        """An httpx client on the server's root (`url`) over the socket, as `mock_client` is,
+        authenticated with a key: `client.get("/v1/whoami")`. A path from `/v1` (`/whoami`),
+        as the client took when based there, is deprecated (testing/root_client.py)."""
+        from mockserver.testing.root_client import RootClient
 
         headers = {"Authorization": f"Bearer {api_key or self.api_key}"}
         verify: ssl.SSLContext | bool = True  # with trust_env given, httpx makes its own
         if self._tls is not None or "trust_env" not in kwargs:
             verify = self._context()
-        return httpx.Client(base_url=self.base_url, headers=headers, verify=verify, **kwargs)
+        return RootClient(base_url=self.url, headers=headers, verify=verify, **kwargs)
 
     def _context(self) -> ssl.SSLContext:
         """What the clients of this server verify with: its CA with TLS, else httpx's default

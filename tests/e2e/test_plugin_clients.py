@@ -32,13 +32,13 @@ def bundles_read(monkeypatch):
 def test_clients_read_no_ca_bundle_over_plain_http(mock_server, bundles_read):
     for _ in range(3):
         with mock_server.client() as client:
-            assert client.get("/whoami").status_code == 200
+            assert client.get("/v1/whoami").status_code == 200
     assert bundles_read == []
 
 
 def test_nor_in_the_next_test(mock_server, bundles_read):
     with mock_server.client() as client:
-        assert client.get("/whoami").status_code == 200
+        assert client.get("/v1/whoami").status_code == 200
     assert bundles_read == []
 
 
@@ -50,7 +50,7 @@ def test_httpx_reads_one_for_each_client(bundles_read):
 
 def test_trust_env_still_reaches_httpx(mock_server):
     with mock_server.client(trust_env=False) as client:
-        assert client.get("/whoami").status_code == 200
+        assert client.get("/v1/whoami").status_code == 200
 """
 
 
