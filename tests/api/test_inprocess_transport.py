@@ -17,7 +17,7 @@ import pytest
 from starlette.applications import Starlette
 
 from mockserver.core.config import Settings
-from mockserver.testing.inprocess import InProcessTransport
+from mockserver.testing.inprocess import InProcessTransport, inprocess_client
 from mockserver.testing.receiver import WebhookReceiver
 from mockserver.web.app import create_app
 from tests.support.keys import auth
@@ -130,3 +130,24 @@ def test_a_real_clock_app_keeps_answering() -> None:
                 assert client.get("/v1/whoami").status_code == 200
     finally:
         made.close()
+
+
+def test_a_real_clock_timeline_runs_while_the_test_only_waits() -> None:
+    # ASGITransport runs no lifespan: the transport runs the sandbox's background life, whose
+    # ticker runs timers as the real clock reaches them, with no request to run them.
+    app = create_app(Settings(clock_mode="real", strict_webhook_urls=False))
+    with WebhookReceiver() as receiver, inprocess_client(app, headers=auth()) as client:
+        timeline = f"""
+name: later
+setup:
+  - add_webhook_endpoint: {{url: "{receiver.url}", events: [document.legal_hold_placed]}}
+timeline:
+  - after: 1
+    do: [{{legal_hold: {{document: doc_mock_draft}}}}]
+"""
+        loaded = client.post("/_mock/scenarios", json={"yaml": timeline, "source": "later.yaml"})
+        assert loaded.status_code == 201, loaded.text
+        [delivery] = receiver.wait_for(1, timeout=WAIT)
+    event = json.loads(delivery.body)
+    assert event["type"] == "document.legal_hold_placed"
+    assert "doc_mock_draft" in delivery.body.decode()
