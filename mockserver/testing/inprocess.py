@@ -17,15 +17,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from contextlib import AbstractAsyncContextManager
 from concurrent.futures import Future
+from contextlib import AbstractAsyncContextManager
 from typing import Any, cast
 
 import anyio.from_thread
 import httpx
 
-from mockserver.engine.transport_error import TransportFaultError
 from mockserver.engine.sandbox import Sandbox
+from mockserver.engine.transport_error import TransportFaultError
 from mockserver.serving.asgi import ASGIApp
 from mockserver.testing.transport_faults import act_out
 

@@ -42,10 +42,15 @@ def _outside_httpx() -> int:
     level = 2  # build_request's caller
     frame = inspect.currentframe()
     frame = frame.f_back.f_back if frame is not None and frame.f_back is not None else None
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("httpx."):
+    while frame is not None and _within_httpx(frame.f_globals.get("__name__", "")):
         frame = frame.f_back
         level += 1
     return level
+
+
+def _within_httpx(module: str) -> bool:
+    """Whether a frame of `module` is httpx's (or the `contextlib` wrapper of its `stream`)."""
+    return module.startswith("httpx.") or module == "contextlib"
 
 
 def _under_the_api(url: str) -> bool:

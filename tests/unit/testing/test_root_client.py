@@ -58,8 +58,18 @@ def test_a_path_from_v1_goes_under_it_with_a_warning(
     assert warned[0].filename == __file__
 
 
-def test_every_method_warns_at_the_caller(client: RootClient) -> None:
-    with pytest.warns(DeprecationWarning) as warned:
+@pytest.mark.parametrize("method", ["post", "request", "stream"])
+def test_every_method_warns_at_the_caller(client: RootClient, method: str) -> None:
+    with pytest.warns(DeprecationWarning, match="based at the server's root") as warned:
+        call_by(client, method)
+    assert warned[0].filename == __file__
+
+
+def call_by(client: RootClient, method: str) -> None:
+    if method == "post":
         client.post("/documents", json={})
+    elif method == "request":
         client.request("DELETE", "/documents/doc_1")
-    assert [warning.filename for warning in warned] == [__file__, __file__]
+    else:
+        with client.stream("GET", "/documents") as streamed:
+            streamed.read()
