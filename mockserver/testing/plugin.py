@@ -138,8 +138,7 @@ class MockServer(Controls):
 
     def client(self, api_key: str | None = None, **kwargs: Any) -> httpx.Client:
         """An httpx client on the server's root (`url`) over the socket, as `mock_client` is,
-        authenticated with a key: `client.get("/v1/whoami")`. A path from `/v1` (`/whoami`),
-        as the client took when based there, is deprecated (testing/root_client.py)."""
+        authenticated with a key; a path from `/v1` is deprecated (`root_client.py`)."""
         from mockserver.testing.root_client import RootClient
 
         headers = {"Authorization": f"Bearer {api_key or self.api_key}"}
