@@ -60,8 +60,8 @@ class MockAccount(Controls):
         return self._server.base_url
 
     def client(self, api_key: str | None = None, **kwargs: Any) -> httpx.Client:
-        """An httpx client on `base_url` over the socket, authenticated as this account (its
-        full key unless told otherwise)."""
+        """An httpx client on the server's root over the socket (`client.get("/v1/whoami")`),
+        authenticated as this account (its full key unless told otherwise)."""
         return self._server.client(api_key or self.api_key, **kwargs)
 
     def _control_client(self) -> httpx.Client:

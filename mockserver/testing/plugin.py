@@ -136,11 +136,12 @@ class MockServer(Controls):
         return store
 
     def client(self, api_key: str | None = None, **kwargs: Any) -> httpx.Client:
-        """An httpx client on `base_url` over the socket, authenticated with a key."""
-        import httpx
+        """An httpx client on the server's root (`url`) over the socket, as `mock_client` is,
+        authenticated with a key; a path from `/v1` is deprecated (`root_client.py`)."""
+        from mockserver.testing.root_client import RootClient
 
         headers = {"Authorization": f"Bearer {api_key or self.api_key}"}
-        return httpx.Client(base_url=self.base_url, headers=headers, verify=self._verify, **kwargs)
+        return RootClient(base_url=self.url, headers=headers, verify=self._verify, **kwargs)
 
     @property
     def _verify(self) -> ssl.SSLContext | bool:

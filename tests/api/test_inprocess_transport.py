@@ -1,13 +1,13 @@
-"""The in-process transport (`mock_client`'s): a request runs on the caller's thread when the
-loop is free, and on the background thread when the app left work running or another request
-holds the loop; every request gets its answer either way, from any thread, and a delayed one
-holds up no other.
+"""The in-process transport (`mock_client`'s): every request runs on the loop of the
+transport's portal thread and gets its answer, from any thread, a delayed one holding up no
+other; work the app leaves running goes on between requests, and the end of a test cancels it.
 
 No test bounds the wall time: each waits for what it expects up to `WAIT`."""
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import threading
 from collections.abc import Iterator
@@ -17,7 +17,7 @@ import pytest
 from starlette.applications import Starlette
 
 from mockserver.core.config import Settings
-from mockserver.testing.inprocess import InProcessTransport
+from mockserver.testing.inprocess import InProcessTransport, inprocess_client
 from mockserver.testing.receiver import WebhookReceiver
 from mockserver.web.app import create_app
 from tests.support.keys import auth
@@ -96,7 +96,7 @@ def test_a_delayed_request_holds_up_no_other_thread(transport: InProcessTranspor
         holding.join(WAIT)
     assert not holding.is_alive()
     [ended] = outcome
-    assert isinstance(ended, asyncio.CancelledError)
+    assert isinstance(ended, concurrent.futures.CancelledError)
 
 
 def test_a_webhook_left_running_is_delivered_while_the_test_only_waits(
@@ -122,7 +122,7 @@ def test_a_thread_running_its_own_loop_is_answered_too(transport: InProcessTrans
 
 
 def test_a_real_clock_app_keeps_answering() -> None:
-    # The real clock's ticker never ends: every request goes to the background thread.
+    # The real clock's ticker never ends: it runs on the portal's loop beside the requests.
     made = InProcessTransport(create_app(Settings(clock_mode="real")))
     try:
         with made.client(headers=auth()) as client:
@@ -130,3 +130,24 @@ def test_a_real_clock_app_keeps_answering() -> None:
                 assert client.get("/v1/whoami").status_code == 200
     finally:
         made.close()
+
+
+def test_a_real_clock_timeline_runs_while_the_test_only_waits() -> None:
+    # ASGITransport runs no lifespan: the transport runs the sandbox's background life, whose
+    # ticker runs timers as the real clock reaches them, with no request to run them.
+    app = create_app(Settings(clock_mode="real", strict_webhook_urls=False))
+    with WebhookReceiver() as receiver, inprocess_client(app, headers=auth()) as client:
+        timeline = f"""
+name: later
+setup:
+  - add_webhook_endpoint: {{url: "{receiver.url}", events: [document.legal_hold_placed]}}
+timeline:
+  - after: 1
+    do: [{{legal_hold: {{document: doc_mock_draft}}}}]
+"""
+        loaded = client.post("/_mock/scenarios", json={"yaml": timeline, "source": "later.yaml"})
+        assert loaded.status_code == 201, loaded.text
+        [delivery] = receiver.wait_for(1, timeout=WAIT)
+    event = json.loads(delivery.body)
+    assert event["type"] == "document.legal_hold_placed"
+    assert "doc_mock_draft" in delivery.body.decode()

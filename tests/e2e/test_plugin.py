@@ -24,13 +24,13 @@ def test_live_server_over_a_socket(mock_server):
     assert r.status_code == 200
     assert r.json()["account_id"] == "acct_mock_us"
     with mock_server.client() as client:
-        doc = client.post("/documents", json={"title": "t", "vault_id": "vault_mock_us"}).json()
+        doc = client.post("/v1/documents", json={"title": "t", "vault_id": "vault_mock_us"}).json()
     CREATED.append(doc["id"])
 
 
 def test_state_is_reset_before_each_test(mock_server):
     with mock_server.client() as client:
-        assert client.get("/documents/" + CREATED[0]).status_code == 404
+        assert client.get("/v1/documents/" + CREATED[0]).status_code == 404
 
 
 def test_in_process_client(mock_client):
@@ -42,19 +42,36 @@ def test_in_process_client(mock_client):
 def test_both_fixtures_share_one_reset_app(mock_server, mock_client):
     created = mock_client.post("/v1/documents", json={"title": "t", "vault_id": "vault_mock_us"})
     with mock_server.client() as client:
-        assert client.get("/documents/" + created.json()["id"]).status_code == 200
+        assert client.get("/v1/documents/" + created.json()["id"]).status_code == 200
+
+
+def test_both_clients_are_based_at_the_root(mock_server, mock_client):
+    with mock_server.client() as client:
+        for one in (client, mock_client):
+            assert one.get("/v1/whoami").json()["account_id"] == "acct_mock_us"
+            assert one.get("/eu/v1/whoami").status_code == 200
+            assert one.get("/_mock/clock").json()["now"] == "2026-01-15T09:00:00Z"
+
+
+def test_a_path_from_v1_still_reaches_the_api_with_a_warning(mock_server):
+    with mock_server.client() as client:
+        with pytest.warns(DeprecationWarning, match="based at the server's root") as warned:
+            answer = client.get("/whoami")
+    assert answer.status_code == 200
+    assert answer.request.url.path == "/v1/whoami"
+    assert warned[0].filename == __file__  # the warning names the test's line
 
 
 def test_frozen_clock_and_helpers(mock_server):
     assert mock_server.now() == "2026-01-15T09:00:00Z"
     assert mock_server.advance(240) == "2026-01-15T09:04:00Z"
     with mock_server.client() as client:
-        assert client.get("/documents/doc_mock_signed").json()["status"] == "locked"
+        assert client.get("/v1/documents/doc_mock_signed").json()["status"] == "locked"
     mock_server.set_time("2026-02-01T00:00:00Z")
     assert mock_server.now() == "2026-02-01T00:00:00Z"
     mock_server.legal_hold("doc_mock_draft")
     with mock_server.client() as client:
-        assert client.delete("/documents/doc_mock_draft").status_code == 409
+        assert client.delete("/v1/documents/doc_mock_draft").status_code == 409
     mock_server.reset()
     assert mock_server.now() == "2026-01-15T09:00:00Z"
 
@@ -64,7 +81,7 @@ def test_tls_by_marker(mock_server):
     assert mock_server.base_url.startswith("https://")
     assert mock_server.ca_bundle.exists()
     with mock_server.client() as client:
-        assert client.get("/whoami").status_code == 200
+        assert client.get("/v1/whoami").status_code == 200
     with pytest.raises(httpx.ConnectError):
         httpx.get(mock_server.base_url + "/whoami")
 
@@ -82,13 +99,13 @@ def test_tls_by_parametrisation(mock_server):
 def test_consumer_suite_passes(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_consumer=CONSUMER)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
-    result.assert_outcomes(passed=7)
+    result.assert_outcomes(passed=9)
 
 
 def test_consumer_suite_passes_under_xdist(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_consumer=CONSUMER.replace("CREATED[0]", "'doc_nope'"))
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", "-n", "2")
-    result.assert_outcomes(passed=7)
+    result.assert_outcomes(passed=9)
 
 
 def test_random_seed_option_changes_ids(pytester: pytest.Pytester) -> None:

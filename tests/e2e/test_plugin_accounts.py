@@ -17,17 +17,17 @@ import pytest
 @pytest.mark.parametrize("n", range(6))
 def test_each_test_has_its_own_account(mock_account, n, tmp_path_factory):
     with mock_account.client() as client:
-        assert client.get("/documents").json()["data"] == []
-        vault = client.post("/vaults", json={"name": f"v{n}", "region": "us"}).json()
-        doc = client.post("/documents", json={"title": f"d{n}", "vault_id": vault["id"]}).json()
+        assert client.get("/v1/documents").json()["data"] == []
+        vault = client.post("/v1/vaults", json={"name": f"v{n}", "region": "us"}).json()
+        doc = client.post("/v1/documents", json={"title": f"d{n}", "vault_id": vault["id"]}).json()
         flow = client.post(
-            "/workflows", json={"document_id": doc["id"], "steps": [{"assignee": "a@x.io"}]}
+            "/v1/workflows", json={"document_id": doc["id"], "steps": [{"assignee": "a@x.io"}]}
         ).json()
-        client.post(f"/workflows/{flow['id']}/advance", json={"decision": "approve"})
-        assert client.get(f"/documents/{doc['id']}").json()["status"] == "signed"
+        client.post(f"/v1/workflows/{flow['id']}/advance", json={"decision": "approve"})
+        assert client.get(f"/v1/documents/{doc['id']}").json()["status"] == "signed"
         mock_account.advance(301)
-        assert client.get(f"/documents/{doc['id']}").json()["status"] == "locked"
-        assert [d["id"] for d in client.get("/documents").json()["data"]] == [doc["id"]]
+        assert client.get(f"/v1/documents/{doc['id']}").json()["status"] == "locked"
+        assert [d["id"] for d in client.get("/v1/documents").json()["data"]] == [doc["id"]]
     mock_account.assert_requested("POST", "/v1/documents", times=1)
     out = os.environ["IDS_OUT"]
     with open(os.path.join(out, f"{n}.json"), "w") as f:
@@ -37,13 +37,13 @@ def test_each_test_has_its_own_account(mock_account, n, tmp_path_factory):
 @pytest.mark.parametrize("n", range(4))
 def test_scenarios_snapshots_and_reset_stay_in_the_account(mock_account, n):
     with mock_account.client() as client:
-        client.post("/vaults", json={"name": "kept", "region": "us"})
+        client.post("/v1/vaults", json={"name": "kept", "region": "us"})
         mock_account.snapshot("one")
-        client.post("/vaults", json={"name": "gone", "region": "us"})
+        client.post("/v1/vaults", json={"name": "gone", "region": "us"})
         mock_account.restore("one")
-        assert [v["name"] for v in client.get("/vaults").json()["data"]] == ["kept"]
+        assert [v["name"] for v in client.get("/v1/vaults").json()["data"]] == ["kept"]
         mock_account.reset()
-        assert client.get("/vaults").json()["data"] == []
+        assert client.get("/v1/vaults").json()["data"] == []
     assert len(mock_account.requests()) == 1
 """
 
@@ -79,8 +79,8 @@ def test_a_mock_account_scenario_answers_only_in_its_account(pytester: pytest.Py
 def test_only_here(mock_account, mock_server):
     mock_account.load_scenario({str(scenario)!r})
     with mock_account.client() as mine, mock_server.client() as seeded:
-        assert mine.get("/vaults").status_code == 503
-        assert seeded.get("/vaults").status_code == 200
+        assert mine.get("/v1/vaults").status_code == 503
+        assert seeded.get("/v1/vaults").status_code == 200
     mock_account.assert_requested("GET", "/v1/vaults", times=1)
 """
     )

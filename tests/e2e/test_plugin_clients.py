@@ -15,19 +15,19 @@ import pytest
 def test_clients_of_a_plain_http_server(mock_server):
     for _ in range(3):
         with mock_server.client() as client:
-            assert client.get("/whoami").status_code == 200
+            assert client.get("/v1/whoami").status_code == 200
 
 
 def test_trust_env_still_reaches_httpx(mock_server):
     with mock_server.client(trust_env=False) as client:
         assert not client.trust_env
-        assert client.get("/whoami").status_code == 200
+        assert client.get("/v1/whoami").status_code == 200
 
 
 @pytest.mark.mock_server(tls=True)
 def test_a_tls_server_s_clients_trust_its_ca(mock_server):
     with mock_server.client() as client:
-        assert client.get("/whoami").status_code == 200
+        assert client.get("/v1/whoami").status_code == 200
 """
 
 

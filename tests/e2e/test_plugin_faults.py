@@ -55,8 +55,8 @@ def test_in_process_a_lost_create_retried_with_its_key_is_created_once(mock_clie
 def test_over_a_socket_the_same(mock_server):
     with mock_server.client() as client:
         with pytest.raises(httpx.ReadError):
-            client.get("/whoami")
-        assert client.get("/whoami").status_code == 200
+            client.get("/v1/whoami")
+        assert client.get("/v1/whoami").status_code == 200
     entries = mock_server.requests(method="GET")
     assert [(e["fault"], e["committed"]) for e in entries] == [(None, None), ("reset", False)]
 """

@@ -46,7 +46,7 @@ def test_a_cycle_a_test_makes_is_reclaimed(mock_server):
     gc.collect()
     assert gone() is None
     with mock_server.client() as api:
-        assert api.get("/whoami").status_code == 200
+        assert api.get("/v1/whoami").status_code == 200
 """
 
 

@@ -32,9 +32,9 @@ from mockserver.testing.remote_session import SharedServerError
 @pytest.mark.parametrize("n", range(6))
 def test_its_own_account(mock_account, n):
     with mock_account.client() as api:
-        assert api.get("/vaults").json()["data"] == []
-        api.post("/vaults", json={"name": f"v{n}", "region": "us"})
-        assert [v["name"] for v in api.get("/vaults").json()["data"]] == [f"v{n}"]
+        assert api.get("/v1/vaults").json()["data"] == []
+        api.post("/v1/vaults", json={"name": f"v{n}", "region": "us"})
+        assert [v["name"] for v in api.get("/v1/vaults").json()["data"]] == [f"v{n}"]
     mock_account.advance(60)
     mock_account.assert_requested("POST", "/v1/vaults", times=1)
 
@@ -42,7 +42,7 @@ def test_its_own_account(mock_account, n):
 def test_mock_server_is_the_running_one_and_is_not_reset(mock_server, pytestconfig):
     assert mock_server.url == pytestconfig.getoption("--mockserver-url").rstrip("/")
     with mock_server.client() as api:
-        assert api.get("/whoami").json()["account_id"] == "acct_mock_us"
+        assert api.get("/v1/whoami").json()["account_id"] == "acct_mock_us"
     with pytest.raises(SharedServerError, match="mock_account"):
         mock_server.reset()
     with pytest.raises(SharedServerError):
@@ -57,8 +57,8 @@ def test_mock_client_goes_over_the_socket(mock_client):
 @pytest.mark.mock_scenario("down.yaml")
 def test_a_scenario_marker_loads_into_the_account(mock_account, mock_server):
     with mock_account.client() as mine, mock_server.client() as seeded:
-        assert mine.get("/vaults").status_code == 503
-        assert seeded.get("/vaults").status_code == 200
+        assert mine.get("/v1/vaults").status_code == 503
+        assert seeded.get("/v1/vaults").status_code == 200
 """
 
 SCENARIO = """\

@@ -13,13 +13,13 @@ import pytest
 @pytest.mark.mock_scenario("legal_hold")
 def test_marker_loads_a_shipped_scenario(mock_server):
     with mock_server.client() as client:
-        assert client.delete("/documents/doc_qa_held_contract").status_code == 409
+        assert client.delete("/v1/documents/doc_qa_held_contract").status_code == 409
     assert [e["status"] for e in mock_server.requests(method="DELETE")] == [409]
 
 
 def test_the_scenario_is_gone_in_the_next_test(mock_server):
     with mock_server.client() as client:
-        assert client.get("/documents/doc_qa_held_contract").status_code == 404
+        assert client.get("/v1/documents/doc_qa_held_contract").status_code == 404
     assert [e["method"] for e in mock_server.requests()] == ["GET"]  # reset emptied it
 
 
@@ -28,7 +28,7 @@ def test_load_scenario_from_a_file(mock_server, tmp_path):
     path.write_text("name: mine\\nrules:\\n  - {name: r, respond: {status: 503}}\\n")
     mock_server.load_scenario(path)
     with mock_server.client() as client:
-        assert client.get("/whoami").status_code == 503
+        assert client.get("/v1/whoami").status_code == 503
 
 
 def test_a_bad_file_names_its_line(mock_server, tmp_path):
@@ -43,8 +43,8 @@ def test_deliveries(mock_server):
 
     with WebhookReceiver() as receiver, mock_server.client() as client:
         body = {"url": receiver.url, "events": ["document.created"]}
-        assert client.post("/webhook_endpoints", json=body).status_code == 201
-        doc = client.post("/documents", json={"title": "t", "vault_id": "vault_mock_us"}).json()
+        assert client.post("/v1/webhook_endpoints", json=body).status_code == 201
+        doc = client.post("/v1/documents", json={"title": "t", "vault_id": "vault_mock_us"}).json()
         mock_server.wait_for_deliveries()
         assert len(receiver.received) == 1
     (delivery,) = mock_server.deliveries(event_type="document.created")
@@ -55,8 +55,8 @@ def test_deliveries(mock_server):
 def test_new_account(mock_server):
     account = mock_server.new_account(region="eu")
     with mock_server.client(account["keys"]["full"]) as client:
-        assert client.get("/whoami").json()["account_id"] == account["id"]
-        assert client.get("/vaults").json()["data"] == []
+        assert client.get("/v1/whoami").json()["account_id"] == account["id"]
+        assert client.get("/v1/vaults").json()["data"] == []
 """
 
 

@@ -13,9 +13,9 @@ import pytest
 
 def test_assert_requested_over_the_socket(mock_server):
     with mock_server.client() as client:
-        client.post("/documents", json={"title": "Q1", "vault_id": "vault_mock_us"})
-        client.get("/documents/doc_mock_draft")
-        client.get("/documents/doc_mock_draft")
+        client.post("/v1/documents", json={"title": "Q1", "vault_id": "vault_mock_us"})
+        client.get("/v1/documents/doc_mock_draft")
+        client.get("/v1/documents/doc_mock_draft")
     assert mock_server.assert_requested("POST", "/v1/documents", body={"title": "Q1"}) == 1
     assert mock_server.assert_requested("GET", "/v1/documents/{id}", times=2) == 2
     mock_server.assert_requested("GET", "/v1/documents/*", at_least=1, at_most=2, status=200)
@@ -59,7 +59,7 @@ def test_creates_the_report(mock_client):
 
 def test_passes(mock_server):
     with mock_server.client() as client:
-        client.get("/whoami")
+        client.get("/v1/whoami")
 
 
 def test_fails_without_the_mock():
@@ -86,7 +86,7 @@ def test_an_unused_rule(mock_server, tmp_path):
     path.write_text(SCENARIO)
     mock_server.load_scenario(path)
     with mock_server.client() as client:
-        assert client.get("/whoami").status_code == 503
+        assert client.get("/v1/whoami").status_code == 503
 
 
 def test_every_rule_used(mock_server, tmp_path):
@@ -94,8 +94,8 @@ def test_every_rule_used(mock_server, tmp_path):
     path.write_text(SCENARIO)
     mock_server.load_scenario(path)
     with mock_server.client() as client:
-        assert client.get("/whoami").status_code == 503
-        assert client.get("/vaults").status_code == 500
+        assert client.get("/v1/whoami").status_code == 503
+        assert client.get("/v1/vaults").status_code == 500
 """
 
 
