@@ -34,8 +34,9 @@ from mockserver.engine.control_plane import control_routes
 from mockserver.engine.control_plane.call import browser_guard
 from mockserver.engine.control_plane.health import HEALTH, health, is_health_check
 from mockserver.engine.journal import AccountJournal, Journal
-from mockserver.engine.pipeline import Observer, Pipeline, Turn
+from mockserver.engine.pipeline import Observer, Pipeline
 from mockserver.engine.request import BodyReader, Request, Response
+from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Route, Router
 from mockserver.engine.snapshots import Snapshots
 from mockserver.scenarios.engine import ScenarioEngine
@@ -110,12 +111,12 @@ class Sandbox:
         if self.settings.admin:
             self.router.add(routes)
 
-    async def _dispatch(self, turn: Turn) -> Response:
-        found = self.router.find(turn.request.method, turn.path)
+    async def _dispatch(self, state: RequestState) -> Response:
+        found = self.router.find(state.request.method, state.path)
         if found is None:
-            return self.router.unmatched(turn.request, turn.path)
+            return self.router.unmatched(state.request, state.path)
         route, params = found
-        return await route.handler(turn, params)
+        return await route.handler(state, params)
 
     @classmethod
     def build(
