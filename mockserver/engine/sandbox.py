@@ -30,9 +30,9 @@ from mockserver.engine.accounts.sandboxes import AccountSandboxes
 from mockserver.engine.api import Api
 from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
-from mockserver.engine.control_plane import control_routes
 from mockserver.engine.control_plane.call import browser_guard
 from mockserver.engine.control_plane.health import HEALTH, health, is_health_check
+from mockserver.engine.control_plane.routes import control_routes
 from mockserver.engine.journal import AccountJournal, Journal
 from mockserver.engine.pipeline import Observer, Pipeline
 from mockserver.engine.request import BodyReader, Request, Response
