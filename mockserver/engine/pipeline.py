@@ -75,7 +75,12 @@ class Pipeline:
         router: Router,
         dispatch: Dispatch,
         journal: Journal | None,
+        *,
         control_guard: Callable[[Request], None] | None = None,
+        owner: Callable[[Request], Pipeline | None] | None = None,
+        outer_scenarios: ScenarioEngine | None = None,
+        observers: list[Observer],
+        account: str | None = None,
     ) -> None:
         self.store = store
         self.scenarios = scenarios
@@ -89,16 +94,15 @@ class Pipeline:
         # starts it again, as it does every stream.
         self.control_ids = IdFactory(store.random_seed, f"{store.streams}control-requests")
         store.reset_hooks.append(self._restart_control_ids)
-        # Where a request of an account with a sandbox of its own goes instead (set by the
-        # sandbox while it has such accounts; see engine/accounts).
-        self.elsewhere: Callable[[Request], Pipeline | None] | None = None
+        # The pipeline of the account sandbox that answers a request instead, if any (the
+        # server's pipeline only; see engine/accounts).
+        self.owner = owner
         # The server's scenarios, in an account's pipeline: they apply after the account's own.
-        self.outer_scenarios: ScenarioEngine | None = None
+        self.outer_scenarios = outer_scenarios
         # Told of every API request once answered (a request log); an account's pipeline
-        # shares the server's list. `observing`: whether there are any (one test per request).
-        self.observers: list[Observer] = []
-        self.observing = False
-        self.account: str | None = None  # the account of an account sandbox's pipeline
+        # shares the server's list.
+        self.observers = observers
+        self.account = account  # the account of an account sandbox's pipeline
 
     def _restart_control_ids(self) -> None:
         store = self.store
@@ -110,11 +114,11 @@ class Pipeline:
         store = self.store
         entry: Entry | None = None
         control = request.path.startswith(CONTROL_PLANE)
-        if self.elsewhere is not None and not control:
-            owner = self.elsewhere(request)
+        if self.owner is not None and not control:
+            owner = self.owner(request)
             if owner is not None:
                 return await owner.serve(request, reader)
-        observed = self.observing and not control
+        observed = bool(self.observers) and not control
         if self.journal is not None and not control:
             query = request.query.decode("latin-1")
             seen = tuple(request.headers)
