@@ -1,8 +1,8 @@
 """An async function of a module that is imported by the function's first call.
 
-A sandbox is built for every pytest session and every `run`, and many of its endpoints (the
-control plane's, the inspector's pages) are never asked for in most of them: their modules
-cost every build a few milliseconds. Their route tables name them with `imported_on_first_call`.
+A sandbox is built for every pytest session and every `run`, and the inspector's pages are
+never opened in most of them: their modules (and Jinja2) cost every build a few milliseconds.
+Their route table names them with `imported_on_first_call`.
 """
 
 from __future__ import annotations

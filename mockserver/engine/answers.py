@@ -1,6 +1,6 @@
-"""Making responses: the header lines of an answer, JSON answers, and the error envelope's
-response. The one place a status, body and media type become the lines a client reads, in the
-order an ASGI framework sends them (given headers, then Content-Length, then Content-Type).
+"""Making responses: the header lines of an answer and JSON answers (an error's: `envelope.py`).
+The one place a status, body and media type become the lines a client reads, in the order an
+ASGI framework sends them (given headers, then Content-Length, then Content-Type).
 """
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ from typing import Any
 
 import orjson
 
-from mockserver.core.errors import ApiError
 from mockserver.engine.calls import JSON, Answer
-from mockserver.engine.envelope import error_bytes
 from mockserver.engine.request import HeaderLines, Response
 
 _JSON_TYPE = (b"content-type", JSON.encode())
@@ -60,14 +58,3 @@ def json_response(
     """A JSON answer (the control plane's), encoded with orjson."""
     body = orjson.dumps(value)
     return Response(status, header_lines(status, body, JSON, headers), body)
-
-
-def error_response(error: ApiError, request_id: str) -> Response:
-    """The API's error envelope for `error`, with the headers it carries."""
-    body = error_bytes(error, request_id)
-    headers = [
-        _JSON_TYPE,
-        (b"content-length", str(len(body)).encode()),
-        *((k.lower().encode(), v.encode()) for k, v in error.headers.items()),
-    ]
-    return Response(error.status, headers, body)

@@ -10,7 +10,7 @@ then the body it takes, and `run` (the operation itself, on the mock clock).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mockserver.core.errors import ApiError, ValidationError
 from mockserver.domain.auth import Principal, require_scope
@@ -27,11 +27,9 @@ from mockserver.engine.reading import (
     query_pairs,
 )
 from mockserver.engine.request import Response
+from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Route
 from mockserver.webhooks.delivery import DeliveryEngine
-
-if TYPE_CHECKING:
-    from mockserver.engine.pipeline import Turn
 
 NO_QUERY: dict[str, str] = {}  # what a request without a query string reads (never written)
 
@@ -180,39 +178,41 @@ class Api:
         for operation in self.operations:
 
             async def serve(
-                turn: Turn, params: dict[str, Any], op: Operation = operation
+                state: RequestState, params: dict[str, Any], op: Operation = operation
             ) -> Response:
-                return answer_response(await self.serve(op, turn, params))
+                return answer_response(await self.serve(op, state, params))
 
             routes.append(Route([operation.method], operation.path, serve))
         return routes
 
-    async def serve(self, operation: Operation, turn: Turn, params: dict[str, Any]) -> Answer:
+    async def serve(
+        self, operation: Operation, state: RequestState, params: dict[str, Any]
+    ) -> Answer:
         """The operation's answer to the request, or the ApiError that refuses it: the caller
         (the one the traffic rules resolved, or the one `Authorization` value they read), the
-        call, the body it takes, then the operation. Records in the turn that an operation
+        call, the body it takes, then the operation. Records in the request state that an operation
         admitted the caller, with the permission it required, for idempotent replays."""
-        request = turn.request
-        known = turn.principal
-        raw = turn.authorization
+        request = state.request
+        known = state.principal
+        raw = state.authorization
         authorization = raw.decode("latin-1") if known is None and raw is not None else None
         principal = self.authorize(operation, authorization, known)
         if principal is not None:
-            turn.operation = operation.scope
+            state.operation = operation.scope
         if request.query:
             pairs = query_pairs(request.query)
             query: dict[str, str] = dict(pairs)  # the last value of a name
         else:
             query, pairs = NO_QUERY, []
         call = self.admit(
-            principal, turn.region, params, query, pairs, request.base_url, authorization
+            principal, state.region, params, query, pairs, request.base_url, authorization
         )
         try:
             if operation.body == "json":
-                call.body = await _json_body(turn)
+                call.body = await _json_body(state)
             elif operation.body == "form":
                 check_form_head(request.headers, MAX_BODY)
-                call.body = parse_form(await turn.body(MAX_BODY), MAX_BODY)
+                call.body = parse_form(await state.body(MAX_BODY), MAX_BODY)
             return self.run(operation, call)
         except ApiError as error:
             if operation.refusal is None:
@@ -253,16 +253,16 @@ class _OperationHandler:
         self.api = api
         self.operation = operation
 
-    async def serve(self, turn: Turn, params: dict[str, Any]) -> Response:
-        return answer_response(await self.api.serve(self.operation, turn, params))
+    async def serve(self, state: RequestState, params: dict[str, Any]) -> Response:
+        return answer_response(await self.api.serve(self.operation, state, params))
 
 
-async def _json_body(turn: Turn) -> dict[str, Any]:
+async def _json_body(state: RequestState) -> dict[str, Any]:
     """The body as a JSON object (the object the idempotency fingerprint parsed from these
     very bytes, when it did)."""
-    check_json_head(turn.request.headers, MAX_BODY, any_content_type=False)
-    raw = await turn.body(MAX_BODY)
-    kept = turn.parsed_body
+    check_json_head(state.request.headers, MAX_BODY, any_content_type=False)
+    raw = await state.body(MAX_BODY)
+    kept = state.parsed_body
     if kept is not None and kept[0] == raw and len(raw) <= MAX_BODY:
         return kept[1]
     return parse_json_object(raw, MAX_BODY)

@@ -1,5 +1,6 @@
 """The API's error envelope: the only place an ApiError (or an error a scenario injects)
-becomes a response body."""
+becomes a response body, and `render_error`, the one function that turns an ApiError into the
+response every refusal sends."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import orjson
 
 from mockserver.core.errors import ApiError
+from mockserver.engine.request import Response
 
 
 def error_body(error: ApiError, request_id: str) -> dict[str, Any]:
@@ -33,3 +35,15 @@ def envelope_bytes(type: str, message: str, param: str | None, request_id: str) 
         inner["param"] = param
     inner["request_id"] = request_id
     return orjson.dumps({"error": inner})
+
+
+def render_error(error: ApiError, request_id: str) -> Response:
+    """The response refusing a request with `error`: the envelope, then the headers the error
+    carries (`Retry-After`, `WWW-Authenticate`, ...)."""
+    body = error_bytes(error, request_id)
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *((k.lower().encode(), v.encode()) for k, v in error.headers.items()),
+    ]
+    return Response(error.status, headers, body)

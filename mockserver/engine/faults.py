@@ -21,18 +21,17 @@ import orjson
 
 from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError
-from mockserver.engine.answers import error_response
 from mockserver.engine.calls import Headers
-from mockserver.engine.envelope import envelope_bytes
+from mockserver.engine.envelope import envelope_bytes, render_error
 from mockserver.engine.explain import Refusal, header_value
 from mockserver.engine.reading import MAX_BODY
 from mockserver.engine.request import Response, TransportFault
+from mockserver.engine.request_state import RequestState
 from mockserver.scenarios.engine import MISSING, RequestView, ScenarioEngine
 
 # The scenario model is imported only for the types here: a rule comes from a loaded
 # scenario, which imported it (a sandbox with none loaded does not).
 if TYPE_CHECKING:
-    from mockserver.engine.pipeline import Turn
     from mockserver.scenarios.model import Deprecation, Rule
 
 _JSON = b"application/json"
@@ -144,13 +143,13 @@ _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 async def apply_rules(
-    engine: ScenarioEngine, turn: Turn, inner: Callable[[], Awaitable[Response]]
+    engine: ScenarioEngine, state: RequestState, inner: Callable[[], Awaitable[Response]]
 ) -> Response:
     """The answer to an API request while a scenario has armed something: the first rule that
     fires answers (after its `delay_ms`; a delay without a status only slows the real answer,
     `inner`), and a deprecated route gets its `Deprecation` and `Sunset` headers on every
     answer, injected ones and errors included. The rule that answered goes to the journal."""
-    request, path = turn.request, turn.path
+    request, path = state.request, state.path
     method = request.method
     extra = deprecation_headers(engine.deprecation_for(method, path))
     if engine.may_take(method, path):  # most requests: no rule could, nothing more is read
@@ -158,27 +157,27 @@ async def apply_rules(
         key = bearer(headers.get("authorization"))
         body: Any = MISSING
         if engine.needs_body and method in _BODY_METHODS:
-            raw = await turn.body(MAX_BODY)
+            raw = await state.body(MAX_BODY)
             body = matchable_body(None if len(raw) > MAX_BODY else raw)
         query = dict(parse_qsl(request.query.decode("latin-1")))
         view = RequestView(method, path, query, headers, key, body)
         rule = engine.decide(view)
         if rule is not None:
-            turn.rule = rule.name
+            state.rule = rule.name
         if engine.chaos_rules or engine.latencies:
-            rule = await chaos(engine, turn, view, rule)
+            rule = await chaos(engine, state, view, rule)
         if rule is not None:
             if rule.respond.delay_ms:
                 await hold(rule.respond.delay_ms / 1000)
             if rule.respond.fault is not None:
-                return await faulted(rule, turn, inner, extra)
+                return await faulted(rule, state, inner, extra)
             if rule.respond.status is not None:
                 status = rule.respond.status
                 if status >= 400:
-                    turn.explain = refusal(rule, status, path)
+                    state.explain = refusal(rule, status, path)
                     if headers.get("x-mock-explain", "").strip() == "1":
-                        extra = [*extra, (b"x-mock-explain", header_value(turn.explain))]
-                status, injected, body_bytes = injected_answer(rule, turn.request_id, extra)
+                        extra = [*extra, (b"x-mock-explain", header_value(state.explain))]
+                status, injected, body_bytes = injected_answer(rule, state.request_id, extra)
                 return Response(status, injected, body_bytes)
     if not extra:
         return await inner()
@@ -192,14 +191,14 @@ async def apply_rules(
 
 
 async def chaos(
-    engine: ScenarioEngine, turn: Turn, view: RequestView, rule: Rule | None
+    engine: ScenarioEngine, state: RequestState, view: RequestView, rule: Rule | None
 ) -> Rule | None:
     """A scenario's chaos on a request: its latency (waited here), and, when no rule answered
     it (`rule`), the chaos rule that hits it, as a rule to answer with. Both are drawn for the
-    request's account (its credential's), and marked on the journal entry (`turn.chaos`)."""
+    request's account (its credential's), and marked on the journal entry (`state.chaos`)."""
     from mockserver.scenarios.model import Match, Rule
 
-    principal = turn.principal
+    principal = state.principal
     account = principal.account_id if principal is not None else None
     mark: dict[str, Any] = {}
     if rule is None and engine.chaos_rules:
@@ -215,12 +214,12 @@ async def chaos(
         mark["latency_draw"] = drawn
         await hold(milliseconds / 1000)
     if mark:
-        turn.chaos = mark
+        state.chaos = mark
     return rule
 
 
 async def faulted(
-    rule: Rule, turn: Turn, inner: Callable[[], Awaitable[Response]], extra: Headers
+    rule: Rule, state: RequestState, inner: Callable[[], Awaitable[Response]], extra: Headers
 ) -> Response:
     """The answer of a request whose connection `rule` breaks (its `respond.fault`): none for
     reset and stall (the request does not run; its body is still read, for the journal), the
@@ -233,19 +232,19 @@ async def faulted(
     kind = respond.fault or ""
     fault = TransportFault(kind, TRANSPORT_FAULTS[kind], respond.bytes_per_second, respond.stall_ms)
     if not fault.committed:
-        if turn.request.method in _BODY_METHODS:
-            await turn.body(MAX_BODY)
+        if state.request.method in _BODY_METHODS:
+            await state.body(MAX_BODY)
         response = Response(0, [])
     elif respond.status is not None:
-        status, injected, body = injected_answer(rule, turn.request_id, extra)
+        status, injected, body = injected_answer(rule, state.request_id, extra)
         response = Response(status, injected, body)
     else:
         try:
             response = await inner()
         except ApiError as error:
-            response = error_response(error, turn.request_id)
+            response = render_error(error, state.request_id)
         response.headers = [*response.headers, *extra]
-    turn.explain = fault_refusal(rule, fault, response.status, turn.path)
+    state.explain = fault_refusal(rule, fault, response.status, state.path)
     response.fault = fault
     return response
 

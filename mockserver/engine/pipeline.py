@@ -18,19 +18,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError, InternalError
 from mockserver.core.ids import IdFactory
-from mockserver.domain.auth import Principal
-from mockserver.engine.answers import error_response
-from mockserver.engine.explain import Refusal, header_value, refusal, replayed, wants_header
+from mockserver.engine.envelope import render_error
+from mockserver.engine.explain import header_value, refusal, replayed, wants_header
 from mockserver.engine.faults import apply_rules
 from mockserver.engine.journal import Entry, Journal
 from mockserver.engine.kept_responses import REPLAYED, Replay, Ticket, claim, unpack_response
 from mockserver.engine.reading import check_query, credential_headers, routed_region, split_region
 from mockserver.engine.request import BodyReader, Disconnected, HeaderLines, Request, Response
+from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Router
 from mockserver.engine.traffic import Admission, Traffic
 
@@ -43,70 +43,7 @@ log = logging.getLogger("mockserver")
 CONTROL_PLANE = "/_mock"
 
 
-class Turn:
-    """One request on its way through the pipeline, and what the steps learn about it.
-
-    `path`: without the regional prefix; `region`: routed (`us`, `eu`, or None for the
-    account's default); `authorization`: the request's one `Authorization` value, as the
-    traffic step read it; `principal`: the caller the rate limits resolved; `parsed_body`: the
-    body's bytes and object when the idempotency fingerprint parsed it; `operation`: the
-    permission the operation required (None until one ran); `rule`: the scenario rule that
-    answered; `explain`: why the request was refused (see engine.explain); `chaos`: the
-    journal's mark of a scenario's chaos (see engine.faults)."""
-
-    __slots__ = (
-        "_body",
-        "_reader",
-        "authorization",
-        "chaos",
-        "entry",
-        "explain",
-        "operation",
-        "parsed_body",
-        "path",
-        "principal",
-        "region",
-        "request",
-        "request_id",
-        "rule",
-    )
-
-    def __init__(
-        self,
-        request: Request,
-        path: str,
-        request_id: str,
-        reader: BodyReader | None,
-        entry: Entry | None,
-    ) -> None:
-        self.request = request
-        self.path = path
-        self.request_id = request_id
-        self.entry = entry
-        self.region: str | None = None
-        self.authorization: bytes | None = None
-        self.principal: Principal | None = None
-        self.parsed_body: tuple[bytes, dict[str, Any]] | None = None
-        self.operation: str | None = None
-        self.rule: str | None = None
-        self.explain: Refusal | None = None
-        self.chaos: dict[str, Any] | None = None
-        self._reader = reader
-        self._body: bytes | None = None
-
-    async def body(self, cap: int) -> bytes:
-        """The request body: at most `cap` + 1 bytes of it when it arrives now (more than
-        `cap` means it is too large); read once, and written to the journal as read."""
-        if self._body is None:
-            reader = self._reader
-            body = self.request.body if reader is None else await reader(cap)
-            self._body = body
-            if self.entry is not None:
-                self.entry.add_request_body(body)
-        return self._body
-
-
-Dispatch = Callable[[Turn], Awaitable[Response]]
+Dispatch = Callable[[RequestState], Awaitable[Response]]
 
 
 class Answered(NamedTuple):
@@ -138,7 +75,12 @@ class Pipeline:
         router: Router,
         dispatch: Dispatch,
         journal: Journal | None,
+        *,
         control_guard: Callable[[Request], None] | None = None,
+        owner: Callable[[Request], Pipeline | None] | None = None,
+        outer_scenarios: ScenarioEngine | None = None,
+        observers: list[Observer],
+        account: str | None = None,
     ) -> None:
         self.store = store
         self.scenarios = scenarios
@@ -152,16 +94,15 @@ class Pipeline:
         # starts it again, as it does every stream.
         self.control_ids = IdFactory(store.random_seed, f"{store.streams}control-requests")
         store.reset_hooks.append(self._restart_control_ids)
-        # Where a request of an account with a sandbox of its own goes instead (set by the
-        # sandbox while it has such accounts; see engine/accounts).
-        self.elsewhere: Callable[[Request], Pipeline | None] | None = None
+        # The pipeline of the account sandbox that answers a request instead, if any (the
+        # server's pipeline only; see engine/accounts).
+        self.owner = owner
         # The server's scenarios, in an account's pipeline: they apply after the account's own.
-        self.outer_scenarios: ScenarioEngine | None = None
+        self.outer_scenarios = outer_scenarios
         # Told of every API request once answered (a request log); an account's pipeline
-        # shares the server's list. `observing`: whether there are any (one test per request).
-        self.observers: list[Observer] = []
-        self.observing = False
-        self.account: str | None = None  # the account of an account sandbox's pipeline
+        # shares the server's list.
+        self.observers = observers
+        self.account = account  # the account of an account sandbox's pipeline
 
     def _restart_control_ids(self) -> None:
         store = self.store
@@ -173,11 +114,11 @@ class Pipeline:
         store = self.store
         entry: Entry | None = None
         control = request.path.startswith(CONTROL_PLANE)
-        if self.elsewhere is not None and not control:
-            owner = self.elsewhere(request)
+        if self.owner is not None and not control:
+            owner = self.owner(request)
             if owner is not None:
                 return await owner.serve(request, reader)
-        observed = self.observing and not control
+        observed = bool(self.observers) and not control
         if self.journal is not None and not control:
             query = request.query.decode("latin-1")
             seen = tuple(request.headers)
@@ -188,7 +129,7 @@ class Pipeline:
         path_region, path = split_region(request.path)
         store.scheduler.run_due()  # real clock: timers that fell due since the last request
         request_id = (self.control_ids if control else store.request_ids).new("req_")
-        turn = Turn(request, path, request_id, reader, entry)
+        state = RequestState(request, path, request_id, reader, entry)
         arrived = store.clock.now()
         date = (b"date", http_date(arrived))
         ticket: Ticket | None = None
@@ -198,37 +139,37 @@ class Pipeline:
                 admission: Admission | None = None
                 if not path.startswith(CONTROL_PLANE):
                     authorization, keys = credential_headers(request.headers)  # 401 for two
-                    turn.authorization = authorization
+                    state.authorization = authorization
                     client = request.client[0] if request.client else ""
                     admission = self.traffic.admit(
                         authorization, keys, request.method, path, client
                     )
-                    turn.principal = admission.principal
+                    state.principal = admission.principal
                     if admission.refusal is not None:
-                        turn.rule = admission.rule
+                        state.rule = admission.rule
                         raise admission.refusal
                     rate_headers = admission.headers
                 elif self.control_guard is not None:
                     self.control_guard(request)
                 check_query(request.query)
-                turn.region = routed_region(request.headers, request.method, path, path_region)
+                state.region = routed_region(request.headers, request.method, path, path_region)
                 if admission is not None and admission.idempotency_keys and admission.principal:
                     claimed, parsed = await claim(
                         self.traffic,
                         admission.principal,
                         admission.idempotency_keys,
                         request.method,
-                        turn.region,
+                        state.region,
                         path,
                         request.headers,
-                        turn.body,
+                        state.body,
                     )
                     if isinstance(parsed, dict):
-                        turn.parsed_body = (turn._body or b"", parsed)
+                        state.parsed_body = (state.body_read or b"", parsed)
                     if isinstance(claimed, Replay):
-                        replay = self._replay(turn, claimed, rate_headers, date)
+                        replay = self._replay(state, claimed, rate_headers, date)
                         if observed:
-                            self._observed(turn, replay, started, arrived)
+                            self._observed(state, replay, started, arrived)
                         return replay
                     ticket = claimed
                 scenarios = self.scenarios
@@ -237,16 +178,16 @@ class Pipeline:
                     and path.startswith("/v1")
                     and scenarios.applies(request.method, path)
                 ):
-                    response = await apply_rules(scenarios, turn, self._outer(turn))
+                    response = await apply_rules(scenarios, state, self._outer(state))
                 elif self.outer_scenarios is not None and path.startswith("/v1"):
-                    response = await self._outer(turn)()
+                    response = await self._outer(state)()
                 else:
-                    response = await self.dispatch(turn)
+                    response = await self.dispatch(state)
             except ApiError as error:
-                turn.explain = refusal(error, path)
+                state.explain = refusal(error, path)
                 if wants_header(request.headers):  # after what a key keeps: a replay never has it
-                    rate_headers = [*rate_headers, (b"x-mock-explain", header_value(turn.explain))]
-                response = error_response(error, request_id)
+                    rate_headers = [*rate_headers, (b"x-mock-explain", header_value(state.explain))]
+                response = render_error(error, request_id)
             except Disconnected:
                 raise  # no one to answer
             except Exception as error:
@@ -254,14 +195,14 @@ class Pipeline:
                 del store.errors[:-99]  # keep the latest 100
                 store.errors.append(error)
                 internal = InternalError("An unexpected error occurred on the service side.")
-                turn.explain = refusal(internal, path)
+                state.explain = refusal(internal, path)
                 if wants_header(request.headers):
-                    rate_headers = [*rate_headers, (b"x-mock-explain", header_value(turn.explain))]
-                response = error_response(internal, request_id)
+                    rate_headers = [*rate_headers, (b"x-mock-explain", header_value(state.explain))]
+                response = render_error(internal, request_id)
             headers = [*response.headers, (b"x-request-id", request_id.encode())]
             fault = response.fault
             if ticket is not None and (fault is None or fault.committed):
-                ticket.answered(turn.operation, response.status, headers, response.body)
+                ticket.answered(state.operation, response.status, headers, response.body)
             headers += rate_headers
             headers.append(date)
             response.headers = headers
@@ -275,50 +216,52 @@ class Pipeline:
                 entry.response_headers = tuple(headers)
                 entry.add_response_body(response.body, response.kept)
             if observed:
-                self._observed(turn, response, started, arrived)
+                self._observed(state, response, started, arrived)
             return response
         finally:
             if ticket is not None:
                 ticket.close()
             if entry is not None:
                 entry.duration = perf_counter() - started
-                entry.rule = turn.rule
-                entry.explain = turn.explain
-                entry.chaos = turn.chaos
+                entry.rule = state.rule
+                entry.explain = state.explain
+                entry.chaos = state.chaos
 
-    def _observed(self, turn: Turn, response: Response, started: float, at: float) -> None:
+    def _observed(self, state: RequestState, response: Response, started: float, at: float) -> None:
         """Tell the observers of an answered API request."""
         explain = None
         if response.status >= 400 or response.fault is not None:
-            refused = turn.explain or replayed(response.status, response.body, turn.path)
+            refused = state.explain or replayed(response.status, response.body, state.path)
             explain = header_value(refused).decode("ascii")
-        principal = turn.principal
+        principal = state.principal
         account = principal.account_id if principal is not None else self.account
         seconds = perf_counter() - started
-        answered = Answered(turn.request, response, turn.request_id, account, explain, seconds, at)
+        answered = Answered(
+            state.request, response, state.request_id, account, explain, seconds, at
+        )
         for observer in self.observers:
             observer(answered)
 
-    def _outer(self, turn: Turn) -> Callable[[], Awaitable[Response]]:
+    def _outer(self, state: RequestState) -> Callable[[], Awaitable[Response]]:
         """The answer once this pipeline's scenario rules let the request through: the
         server's rules next, in an account's pipeline, then the handler."""
         outer = self.outer_scenarios
         if outer is not None and outer.active:
-            return lambda: apply_rules(outer, turn, lambda: self.dispatch(turn))
-        return lambda: self.dispatch(turn)
+            return lambda: apply_rules(outer, state, lambda: self.dispatch(state))
+        return lambda: self.dispatch(state)
 
     @staticmethod
     def _replay(
-        turn: Turn, kept: Replay, rate_headers: HeaderLines, date: tuple[bytes, bytes]
+        state: RequestState, kept: Replay, rate_headers: HeaderLines, date: tuple[bytes, bytes]
     ) -> Response:
         """A kept response answered again: as it was sent (X-Request-Id included), then this
         request's rate-limit headers, `Idempotent-Replayed` and its own `Date`."""
         status, headers, body = unpack_response(kept.response)
         headers = [*headers, *rate_headers, REPLAYED]
-        if status >= 400 and wants_header(turn.request.headers):
-            headers.append((b"x-mock-explain", header_value(replayed(status, body, turn.path))))
+        if status >= 400 and wants_header(state.request.headers):
+            headers.append((b"x-mock-explain", header_value(replayed(status, body, state.path))))
         headers.append(date)
-        entry = turn.entry
+        entry = state.entry
         if entry is not None:
             entry.status = status
             entry.response_headers = tuple(headers)

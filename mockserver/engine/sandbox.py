@@ -30,12 +30,13 @@ from mockserver.engine.accounts.sandboxes import AccountSandboxes
 from mockserver.engine.api import Api
 from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
-from mockserver.engine.control_plane import control_routes
 from mockserver.engine.control_plane.call import browser_guard
 from mockserver.engine.control_plane.health import HEALTH, health, is_health_check
+from mockserver.engine.control_plane.routes import control_routes
 from mockserver.engine.journal import AccountJournal, Journal
-from mockserver.engine.pipeline import Observer, Pipeline, Turn
+from mockserver.engine.pipeline import Observer, Pipeline
 from mockserver.engine.request import BodyReader, Request, Response
+from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Route, Router
 from mockserver.engine.snapshots import Snapshots
 from mockserver.scenarios.engine import ScenarioEngine
@@ -59,7 +60,11 @@ class Sandbox:
         journal: Journal,
         *,
         account: str | None = None,
+        outer_scenarios: ScenarioEngine | None = None,
+        observers: list[Observer] | None = None,
     ) -> None:
+        """`account`, `outer_scenarios` and `observers`: for an account's sandbox (see
+        `for_account`), its account, the server's scenarios and the server's observers."""
         self.settings = settings
         self.store = store
         self.scenarios = scenarios
@@ -73,18 +78,22 @@ class Sandbox:
         control_plane = settings.admin and account is None
         routes = self.api.routes() + (control_routes(self) if control_plane else [])
         self.router = Router(routes)
+        # The sandboxes of the accounts made through the control plane (the server's only).
+        self.tenants = AccountSandboxes(self, Sandbox.for_account) if account is None else None
         self.pipeline = Pipeline(
             store,
             scenarios,
             self.router,
             self._dispatch,
             journal if settings.admin else None,
-            browser_guard(settings.admin_token) if control_plane else None,
+            control_guard=browser_guard(settings.admin_token) if control_plane else None,
+            owner=self.tenants.owner if self.tenants is not None else None,
+            outer_scenarios=outer_scenarios,
+            observers=[] if observers is None else observers,
+            account=account,
         )
         self._serve = self.pipeline.serve  # a durable sandbox logs around it
         self.durability: Durability | None = None
-        # The sandboxes of the accounts made through the control plane (the server's only).
-        self.tenants = AccountSandboxes(self, Sandbox.for_account) if account is None else None
 
     async def handle(self, request: Request, *, body: BodyReader | None = None) -> Response:
         """The sandbox's answer to `request`: every step the HTTP server would take (request
@@ -100,9 +109,7 @@ class Sandbox:
         """Call `observer` with every API request (not `/_mock`) once answered, this sandbox's
         and its accounts' alike: what a request log is made of. It runs on the request's path,
         so it must be quick and must not raise."""
-        self.pipeline.observers.append(observer)
-        for sandbox in [self, *(tenant.sandbox for tenant in self.tenants or ())]:
-            sandbox.pipeline.observing = True
+        self.pipeline.observers.append(observer)  # the list its accounts' pipelines share
 
     def add_pages(self, routes: list[Route]) -> None:
         """Serve more routes under `/_mock` (the inspector's pages), behind the control plane's
@@ -110,12 +117,12 @@ class Sandbox:
         if self.settings.admin:
             self.router.add(routes)
 
-    async def _dispatch(self, turn: Turn) -> Response:
-        found = self.router.find(turn.request.method, turn.path)
+    async def _dispatch(self, state: RequestState) -> Response:
+        found = self.router.find(state.request.method, state.path)
         if found is None:
-            return self.router.unmatched(turn.request, turn.path)
+            return self.router.unmatched(state.request, state.path)
         route, params = found
-        return await route.handler(turn, params)
+        return await route.handler(state, params)
 
     @classmethod
     def build(
@@ -175,12 +182,16 @@ class Sandbox:
         scenarios.default_key = made.full.key  # what its scenarios act with by default
         journal = AccountJournal(server.journal, account.id)
         store.reset_hooks.append(journal.clear)
-        sandbox = cls(settings, store, scenarios, webhooks, journal, account=account.id)
-        sandbox.pipeline.outer_scenarios = server.scenarios
-        sandbox.pipeline.observers = server.pipeline.observers  # one request log for all
-        sandbox.pipeline.observing = server.pipeline.observing
-        sandbox.pipeline.account = account.id
-        return sandbox
+        return cls(
+            settings,
+            store,
+            scenarios,
+            webhooks,
+            journal,
+            account=account.id,
+            outer_scenarios=server.scenarios,
+            observers=server.pipeline.observers,  # one request log for all
+        )
 
     def running(self) -> AbstractAsyncContextManager[None]:
         """The sandbox's background life while a server runs (the webhook HTTP client and the

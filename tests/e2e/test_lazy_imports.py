@@ -82,13 +82,6 @@ ENGINE_LAZY = (
     "mockserver.openapi",
     "mockserver.engine.control_plane.triggers",
     "mockserver.webhooks.resend",
-    "mockserver.engine.control_plane.accounts",
-    "mockserver.engine.control_plane.clock",
-    "mockserver.engine.control_plane.scenarios",
-    "mockserver.engine.control_plane.seed",
-    "mockserver.engine.control_plane.snapshots",
-    "mockserver.engine.control_plane.webhooks",
-    "mockserver.engine.accounts.spec",
     "mockserver.domain.oauth",
     "mockserver.domain.oauth_token",
     "mockserver.domain.audit_exports",
@@ -144,8 +137,7 @@ def test_a_sandbox_of_the_cached_default_seed_does_not_import_yaml(tmp_path: Pat
     assert outputs == [["True"], ["False"]]
 
 
-# A control-plane endpoint's module comes with the first request for one of its endpoints, and
-# the step-condition language with the first workflow step that has a condition.
+# The step-condition language comes with the first workflow step that has a condition.
 FIRST_USE = """
 import asyncio
 import json
@@ -161,10 +153,7 @@ def loaded(name):
 
 
 async def main():
-    seen = [loaded("mockserver.engine.control_plane.clock")]
-    moved = await sandbox.handle(Request("POST", "/_mock/clock/advance", body=b'{"seconds": 5}'))
-    seen.append(moved.status == 200 and loaded("mockserver.engine.control_plane.clock"))
-    seen.append(loaded("mockserver.domain.conditions"))
+    seen = [loaded("mockserver.domain.conditions")]
     body = {
         "document_id": "doc_mock_draft",
         "steps": [{"assignee": "alice@example.com", "condition": "pages > 0"}],
@@ -182,12 +171,10 @@ asyncio.run(main())
 """
 
 
-def test_control_plane_endpoints_and_conditions_are_imported_by_their_first_use(
-    tmp_path: Path,
-) -> None:
+def test_step_conditions_are_imported_by_their_first_use(tmp_path: Path) -> None:
     # Parsing the seed file checks its conditions: the second run reads the seed cache.
     _, cached = _twice_with_a_new_seed_cache(FIRST_USE, tmp_path)
-    assert cached == "[False, True, False, 201, True]"
+    assert cached == "[False, 201, True]"
 
 
 # A server imports the websockets library when a request first asks for a WebSocket, and

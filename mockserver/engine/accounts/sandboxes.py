@@ -110,7 +110,6 @@ class AccountSandboxes:
             server_scheduler.followers.append(scheduler)
         else:  # ticked (a real clock) and waited for (`settle`) with the server's
             server_scheduler.companions.append(scheduler)
-        self.server.pipeline.elsewhere = self.owner
 
     def _clock(self, spec: AccountSpec) -> Clock:
         if spec.clock is None:
@@ -131,8 +130,6 @@ class AccountSandboxes:
             self._by_name.pop(tenant.spec.name, None)
         self._detach(tenant)
         self.server.journal.forget(account_id)
-        if not self.by_id:
-            self.server.pipeline.elsewhere = None
 
     def _detach(self, tenant: AccountSandbox) -> None:
         scheduler = tenant.sandbox.store.scheduler
@@ -147,7 +144,6 @@ class AccountSandboxes:
         for tenant in self.by_id.values():
             self._detach(tenant)
         self.by_id, self._by_key, self._by_name = {}, {}, {}
-        self.server.pipeline.elsewhere = None
 
     def replace(self, tenants: list[AccountSandbox]) -> None:
         """Put these account sandboxes in place of every current one (a snapshot restored)."""
@@ -193,6 +189,8 @@ class AccountSandboxes:
 
     def owner(self, request: Request) -> Pipeline | None:
         """The pipeline of the account sandbox that answers `request`, or None (the server)."""
+        if not self.by_id:
+            return None
         token = _bearer(request)
         if token is not None:
             tenant = self._by_key.get(token)

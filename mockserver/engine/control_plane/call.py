@@ -17,12 +17,12 @@ from mockserver.core.secrets import same_secret
 from mockserver.engine.control_plane import origin_guard
 from mockserver.engine.reading import MAX_BODY, check_json_head, parse_json_object, query_pairs
 from mockserver.engine.request import Request, Response
+from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Route
 
 if TYPE_CHECKING:
     from mockserver.engine.accounts.sandboxes import AccountSandboxes
     from mockserver.engine.control import Control
-    from mockserver.engine.pipeline import Turn
     from mockserver.engine.sandbox import Sandbox
 
 Endpoint = Callable[["ControlCall"], Awaitable[Response]]
@@ -32,14 +32,18 @@ class ControlCall:
     """One control-plane request: `sandbox` is the one it steers (an account's, under
     `/_mock/accounts/{account_id}/`), `server` the server's."""
 
-    __slots__ = ("_query", "params", "sandbox", "server", "turn")
+    __slots__ = ("_query", "params", "sandbox", "server", "state")
 
     def __init__(
-        self, sandbox: Sandbox, turn: Turn, params: dict[str, Any], server: Sandbox | None = None
+        self,
+        sandbox: Sandbox,
+        state: RequestState,
+        params: dict[str, Any],
+        server: Sandbox | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.server = server or sandbox
-        self.turn = turn
+        self.state = state
         self.params = params
         self._query: dict[str, str] | None = None
 
@@ -52,7 +56,7 @@ class ControlCall:
 
     @property
     def request(self) -> Request:
-        return self.turn.request
+        return self.state.request
 
     @property
     def control(self) -> Control:
@@ -62,22 +66,22 @@ class ControlCall:
     def query(self) -> dict[str, str]:
         """The query's parameters (the last value of a repeated name)."""
         if self._query is None:
-            self._query = dict(query_pairs(self.turn.request.query))
+            self._query = dict(query_pairs(self.state.request.query))
         return self._query
 
     async def body(self) -> bytes:
         """The body as sent (its first bytes past the size limit)."""
-        return await self.turn.body(MAX_BODY)
+        return await self.state.body(MAX_BODY)
 
     async def json(self) -> dict[str, Any]:
         """The body as a JSON object: 413 past the size limit, 400 when absent or not an
         object."""
-        check_json_head(self.turn.request.headers, MAX_BODY, any_content_type=True)
-        return parse_json_object(await self.turn.body(MAX_BODY), MAX_BODY)
+        check_json_head(self.state.request.headers, MAX_BODY, any_content_type=True)
+        return parse_json_object(await self.state.body(MAX_BODY), MAX_BODY)
 
     async def raw(self, max_bytes: int) -> bytes:
         """The body as bytes; 413 past `max_bytes`."""
-        data = await self.turn.body(max_bytes)
+        data = await self.state.body(max_bytes)
         if len(data) > max_bytes:
             raise PayloadTooLarge(f"Request body exceeds the limit of {max_bytes} bytes.")
         return data
@@ -114,10 +118,10 @@ def guarded(sandbox: Sandbox, methods: list[str], path: str, endpoint: Endpoint)
     """The route of a control-plane endpoint, behind the admin token."""
     token = sandbox.settings.admin_token
 
-    async def serve(turn: Turn, params: dict[str, Any]) -> Response:
+    async def serve(state: RequestState, params: dict[str, Any]) -> Response:
         if token is not None:
-            check_admin_token(token, given_admin_token(turn.request))
-        return await endpoint(ControlCall(sandbox, turn, params))
+            check_admin_token(token, given_admin_token(state.request))
+        return await endpoint(ControlCall(sandbox, state, params))
 
     return Route(methods, path, serve)
 
@@ -127,12 +131,12 @@ def scoped(sandbox: Sandbox, methods: list[str], path: str, endpoint: Endpoint) 
     `/_mock/accounts/{account_id}`: 404 for no such account, 409 for a seeded one."""
     token = sandbox.settings.admin_token
 
-    async def serve(turn: Turn, params: dict[str, Any]) -> Response:
+    async def serve(state: RequestState, params: dict[str, Any]) -> Response:
         if token is not None:
-            check_admin_token(token, given_admin_token(turn.request))
+            check_admin_token(token, given_admin_token(state.request))
         tenants = sandbox.tenants
         assert tenants is not None
         tenant = tenants.get(params["account_id"])
-        return await endpoint(ControlCall(tenant.sandbox, turn, params, sandbox))
+        return await endpoint(ControlCall(tenant.sandbox, state, params, sandbox))
 
     return Route(methods, f"/_mock/accounts/{{account_id}}{path}", serve)

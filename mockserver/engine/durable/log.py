@@ -44,14 +44,14 @@ import logging
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from mockserver.core.errors import SnapshotError, StateDirError
+from mockserver.core.errors import InternalError, SnapshotError, StateDirError
 from mockserver.core.scheduler import TICK
 from mockserver.engine.durable.inputs import body_cap, request_record, settles, with_body
 from mockserver.engine.durable.records import Outcome, Record, Tick, encode
 from mockserver.engine.durable.replay import Replayer, replay
 from mockserver.engine.durable.state import Opened, checkpoint_functions, start_generation
 from mockserver.engine.durable.wal import LogFailed
-from mockserver.engine.envelope import envelope_bytes
+from mockserver.engine.envelope import render_error
 from mockserver.engine.request import BodyReader, Request, Response
 from mockserver.webhooks.deliveries import Attempt
 
@@ -151,10 +151,7 @@ class Durability:
             "The sandbox's state directory cannot be written, so this request was not kept; "
             "restart the server once it can be."
         )
-        body = envelope_bytes("api_error", message, None, request_id)
-        length = str(len(body)).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", length)]
-        return Response(500, headers, body)
+        return render_error(InternalError(message), request_id)
 
     def _release(self) -> None:
         self.holder, self.settling = 0, False

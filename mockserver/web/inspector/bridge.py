@@ -13,9 +13,9 @@ from starlette.responses import Response as StarletteResponse
 from starlette.types import Message
 
 from mockserver.core.first_call import imported_on_first_call
-from mockserver.engine.pipeline import Turn
 from mockserver.engine.reading import MAX_BODY
 from mockserver.engine.request import Request, Response
+from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Route
 
 Endpoint = Callable[[StarletteRequest], Awaitable[StarletteResponse]]
@@ -33,10 +33,10 @@ def later(module: str, name: str) -> Endpoint:
 def page_route(app: Starlette, methods: list[str], path: str, endpoint: Endpoint) -> Route:
     """A sandbox route serving `endpoint` of the app `app`."""
 
-    async def serve(turn: Turn, params: dict[str, Any]) -> Response:
-        request = turn.request
-        body = await turn.body(MAX_BODY)
-        scope = _scope(app, request, turn.path, params)
+    async def serve(state: RequestState, params: dict[str, Any]) -> Response:
+        request = state.request
+        body = await state.body(MAX_BODY)
+        scope = _scope(app, request, state.path, params)
         given = False
 
         async def receive() -> Message:
