@@ -1,13 +1,12 @@
 """The fidelity side of the command line: `record`, `import`, `conform`.
 
 `main.py` registers these commands with `add_commands` and hands their arguments to `run`;
-the work is in `mockserver.fidelity`.
+what they do is in `fidelity_commands.py`, over `mockserver.fidelity`.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any, Final
 
@@ -125,117 +124,12 @@ def add_commands(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run one of the commands of `COMMANDS`; its exit status."""
+    """Run one of the commands of `COMMANDS`; its exit status. Their code, and the fidelity
+    package with its HTTP client's command-line extras, is imported only by these commands."""
+    from mockserver.cli import fidelity_commands
+
     if args.command == "record":
-        return _record(args)
+        return fidelity_commands.run_record(args)
     if args.command == "import":
-        return _import(args)
-    return _conform(args)
-
-
-def _record(args: argparse.Namespace) -> int:
-    from mockserver.fidelity.proxy import RecordingProxy, open_recording
-    from mockserver.serving.server import serve_as_is
-
-    if not args.upstream.startswith(("http://", "https://")):
-        print(
-            f"mockserver: --upstream must be an http:// or https:// URL, got {args.upstream!r}",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        out = open_recording(args.out)
-    except OSError as error:
-        print(f"mockserver: cannot open {args.out}: {error.strerror}", file=sys.stderr)
-        return 2
-    with out:
-        print(
-            f"mockserver recording http://{args.host}:{args.port} -> {args.upstream} "
-            f"into {args.out}",
-            flush=True,
-        )
-        serve_as_is(
-            RecordingProxy(args.upstream, out),
-            host=args.host,
-            port=args.port,
-            log_level="warning",
-        )
-    return 0
-
-
-def _import(args: argparse.Namespace) -> int:
-    """Write the scenario, then check it as `mockserver validate` would (against the seed
-    the replay starts from): a scenario the mock would refuse is reported, exit status 1."""
-    from mockserver.cli.scenarios import Validator
-    from mockserver.core.errors import LoadError
-    from mockserver.fidelity.importer import scenario_yaml
-    from mockserver.fidelity.recording import read
-    from mockserver.fidelity.setup import SeedIds
-
-    exchanges = read(args.recording)  # a bad file raises RecordingError: exit 2
-    name = args.name or _scenario_name(args.scenario_out)
-    text = scenario_yaml(
-        exchanges, name=name, key=args.key, source=args.recording.name, seed=SeedIds(args.seed)
-    )
-    try:
-        args.scenario_out.write_text(text, "utf-8")
-    except OSError as error:
-        print(f"mockserver: cannot write {args.scenario_out}: {error.strerror}", file=sys.stderr)
-        return 2
-    try:
-        Validator(args.seed).check(args.scenario_out)
-    except LoadError as error:
-        print(f"mockserver: the scenario written does not load:\n{error}", file=sys.stderr)
-        return 1
-    print(f"{args.scenario_out}: {len(exchanges)} exchanges imported")
-    return 0
-
-
-def _scenario_name(path: Path) -> str:
-    import re
-
-    name = re.sub(r"[^a-z0-9_-]+", "_", path.stem.lower()).strip("_-")[:64]
-    return name or "imported"
-
-
-def _conform(args: argparse.Namespace) -> int:
-    from mockserver.fidelity import reports
-    from mockserver.fidelity.conform import (
-        UpstreamUnreachable,
-        conform,
-        fresh_mock,
-        upstream_client,
-    )
-    from mockserver.fidelity.tour import tour_path
-    from mockserver.scenarios.loader import load_scenario
-
-    if not args.upstream.startswith(("http://", "https://")):
-        print(
-            f"mockserver: --upstream must be an http:// or https:// URL, got {args.upstream!r}",
-            file=sys.stderr,
-        )
-        return 2
-    scenario = load_scenario(args.steps or tour_path())  # a bad file raises: exit 2
-    upstream = upstream_client(args.upstream, args.timeout)
-    with upstream, fresh_mock(scenario) as mock:
-        try:
-            outcomes = conform(
-                scenario,
-                upstream=upstream,
-                upstream_key=args.key,
-                mock=mock,
-                out=lambda outcome: print("\n".join(reports.lines(outcome)), flush=True),
-            )
-        except UpstreamUnreachable as error:
-            print(f"mockserver: the upstream did not answer: {error}", file=sys.stderr)
-            return 2
-    print(reports.summary(outcomes))
-    try:
-        if args.json is not None:
-            args.json.write_text(reports.as_json(outcomes, args.upstream), "utf-8")
-        if args.junit is not None:
-            args.junit.write_bytes(reports.as_junit(outcomes, args.upstream))
-    except OSError as error:
-        print(f"mockserver: cannot write the report: {error}", file=sys.stderr)
-        return 2
-    return 1 if reports.drifted(outcomes) else 0
+        return fidelity_commands.run_import(args)
+    return fidelity_commands.run_conform(args)

@@ -19,11 +19,16 @@ from typing import Any
 from mockserver import __version__
 from mockserver.cli import fidelity as fidelity_cli
 from mockserver.cli import run as run_command
+from mockserver.cli import scenarios as scenario_cli
 from mockserver.cli import snapshot_seed, webhook_tools
 from mockserver.cli.environment import EnvironmentParser
 from mockserver.cli.run import RANDOM_HELP, SEED_HELP
+from mockserver.cli.scenarios import Validator
 from mockserver.core.config import DEFAULT_RANDOM_SEED, DEFAULT_START_TIME
 from mockserver.core.errors import LoadError, MissingExtra
+from mockserver.core.resources import default_seed_path
+from mockserver.openapi import document_bytes
+from mockserver.seeds.loader import load_seed
 
 NEEDS_FAKER = "mockserver seed generate needs Faker: pip install 'mockserver[generate]'"
 
@@ -156,9 +161,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _openapi(seed_path: Path | None) -> int:
-    from mockserver.core.resources import default_seed_path
-    from mockserver.openapi import document_bytes
-    from mockserver.seeds.loader import load_seed
 
     seed = load_seed(seed_path or default_seed_path())
     sys.stdout.buffer.write(document_bytes(seed.limits))
@@ -169,7 +171,6 @@ def _openapi(seed_path: Path | None) -> int:
 def _validate(files: Sequence[Path], seed: Path | None) -> int:
     """Check each file; every problem of a bad one on stderr, one `file:line: message` a line.
     A bad --seed stops it: scenarios cannot be checked against it."""
-    from mockserver.cli.scenarios import Validator
 
     validator = Validator(seed)
     if seed is not None:
@@ -207,8 +208,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "validate":
             return _validate(args.files, args.seed)
         if args.command in ("replay", "schema"):
-            from mockserver.cli import scenarios as scenario_cli
-
             if args.command == "schema":
                 return scenario_cli.print_schema(args.kind)
             return scenario_cli.replay(

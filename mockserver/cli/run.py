@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from mockserver import __version__
 from mockserver.cli.bind import open_control_plane_refusal
 from mockserver.cli.environment import Repeated
+from mockserver.core.clock import format_ts
 from mockserver.core.config import (
     DEFAULT_RANDOM_SEED,
     DEFAULT_START_TIME,
@@ -27,13 +28,16 @@ from mockserver.core.config import (
     STATE_LOG_MAX,
     Settings,
 )
+from mockserver.serving.console import Console, StartUp, log_config
+from mockserver.serving.gc_tuning import PacedCollection, tune_for_serving
+from mockserver.serving.listen import StopSignals, listen, shown, stop_signals
+from mockserver.serving.server import protocol_options, serve
+from mockserver.web.app import create_app
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from mockserver.serving.certs import TlsFiles
-    from mockserver.serving.console import StartUp
-    from mockserver.serving.listen import StopSignals
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 CANNOT_LISTEN = 3  # the exit status when the address and port cannot be bound
@@ -226,7 +230,6 @@ def run(args: argparse.Namespace) -> int:
     if refusal is not None:
         print(refusal, file=sys.stderr)
         return 2
-    from mockserver.serving.listen import listen, stop_signals
 
     try:
         sockets = listen(args.host, args.port)
@@ -249,10 +252,6 @@ def _serve(
     cleanup: contextlib.ExitStack,
 ) -> int:
     """Build the sandbox, then serve it on `sockets` until a stop signal."""
-    from mockserver.serving.console import Console, log_config
-    from mockserver.serving.gc_tuning import PacedCollection, tune_for_serving
-    from mockserver.serving.server import protocol_options, serve
-    from mockserver.web.app import create_app
 
     app = create_app(_settings(args))
     try:
@@ -326,9 +325,6 @@ def _tls_files(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> TlsFi
 def _start_up(app: Starlette, sockets: list[socket.socket], tls: TlsFiles | None) -> StartUp:
     """What the start-up lines say, once the server serves: where it listens, the version,
     the clock, the inspector, which build runs."""
-    from mockserver.core.clock import format_ts
-    from mockserver.serving.console import StartUp
-    from mockserver.serving.listen import shown
 
     scheme = "https" if tls else "http"
     addresses = [shown(sock) for sock in sockets]

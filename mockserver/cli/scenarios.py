@@ -9,19 +9,24 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
-
-if TYPE_CHECKING:
-    from mockserver.engine.sandbox import Sandbox
+from mockserver.core.errors import LoadError, ScenarioError
+from mockserver.core.resources import data_dir
+from mockserver.engine.sandbox import Sandbox
+from mockserver.engine.snapshots.schema import snapshot_schema
+from mockserver.scenarios.files import scenario_file
+from mockserver.scenarios.loader import load_scenario, looks_like_seed, read_scenario
+from mockserver.scenarios.schema import SCENARIO_SCHEMA
+from mockserver.seeds.loader import load_seed
+from mockserver.testing.inprocess import inprocess_client
+from mockserver.testing.replay import Runner
+from mockserver.web.app import create_app
 
 
 def scenario_path(given: Path) -> Path:
     """A scenario argument as a file: the file itself, or the shipped scenario of that name
     (`legal_hold`), as `run --scenario` reads it; ScenarioError for a name that is neither."""
-    from mockserver.core.resources import data_dir
-    from mockserver.scenarios.files import scenario_file
 
     return scenario_file(given, data_dir("scenarios"))
 
@@ -42,9 +47,6 @@ class Validator:
 
         A scenario's parts that pass the file's own checks are checked against the seed even
         when other parts fail them, so one run reports every problem that can be found."""
-        from mockserver.core.errors import LoadError, ScenarioError
-        from mockserver.scenarios.loader import looks_like_seed, read_scenario
-        from mockserver.seeds.loader import load_seed
 
         path = scenario_path(given)
         try:
@@ -68,8 +70,6 @@ class Validator:
     def sandbox(self) -> Sandbox:
         """The sandbox scenarios are checked against; a bad seed raises its SeedError."""
         if self._sandbox is None:
-            from mockserver.engine.sandbox import Sandbox
-
             settings = Settings(seed_path=self.seed, clock_mode="frozen")
             self._sandbox = Sandbox.build(settings)
         return self._sandbox
@@ -84,10 +84,6 @@ def replay(
 ) -> int:
     """Run the scenario's steps on a fresh in-process server with a frozen clock: one line per
     step, then `N passed, N failed`. Exit status 0 only if every step passed."""
-    from mockserver.scenarios.loader import load_scenario
-    from mockserver.testing.inprocess import inprocess_client
-    from mockserver.testing.replay import Runner
-    from mockserver.web.app import create_app
 
     scenario = load_scenario(scenario_path(path))  # a bad file raises before any server is built
     settings = Settings(
@@ -103,13 +99,9 @@ def replay(
 def print_schema(kind: str) -> int:
     """Print the JSON Schema of a scenario file or of a snapshot file."""
     if kind == "scenario":
-        from mockserver.scenarios.schema import SCENARIO_SCHEMA
-
         print(json.dumps(SCENARIO_SCHEMA, indent=2))
         return 0
     if kind == "snapshot":
-        from mockserver.engine.snapshots.schema import snapshot_schema
-
         print(json.dumps(snapshot_schema(), indent=2))
         return 0
     print(f"mockserver: no schema named '{kind}' (have: scenario, snapshot)", file=sys.stderr)

@@ -14,7 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mockserver.core.clock import format_ts
+from mockserver.core.config import Settings
 from mockserver.core.errors import ApiError
+from mockserver.engine import snapshots
+from mockserver.engine.sandbox import Sandbox
+from mockserver.engine.snapshots.file import envelope
 
 Command = Callable[..., argparse.ArgumentParser]
 
@@ -37,11 +42,6 @@ def add_command(commands: Any, command: Command) -> None:
 
 def run(file: Path, seed: Path | None) -> int:
     """Print the seed; exit status 2, with the reason, for a file that does not load."""
-    from mockserver.core.clock import format_ts
-    from mockserver.core.config import Settings
-    from mockserver.engine import snapshots
-    from mockserver.engine.sandbox import Sandbox
-    from mockserver.engine.snapshots.file import envelope
 
     try:
         data = file.read_bytes()

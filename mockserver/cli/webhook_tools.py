@@ -15,12 +15,10 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from mockserver.cli.remote import Refused, Remote, RemoteError
 from mockserver.engine.control_plane.triggers import RECIPES, parse_override
-
-if TYPE_CHECKING:
-    from mockserver.cli.remote import Remote
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 DEFAULT_KEY = "sk_test_mock_full"
@@ -113,7 +111,6 @@ def add_commands(commands: Any, command: Command) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run one of the commands; RemoteError becomes its message and exit status. (httpx is
     imported here, by the first command that needs it, not by `mockserver run`.)"""
-    from mockserver.cli.remote import Remote, RemoteError
 
     try:
         with Remote(args.url, args.key, args.admin_token) as remote:
@@ -205,7 +202,6 @@ class Watch:
         self.printed: dict[str, int] = {}  # delivery id -> attempts printed
 
     def poll(self) -> None:
-        from mockserver.cli.remote import Refused
 
         params = {"endpoint_id": self.endpoint_id}
         if self.after is not None:

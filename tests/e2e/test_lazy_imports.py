@@ -1,6 +1,7 @@
-"""Start-up imports only what serving needs: httpx (webhook deliveries), jsonschema (scenario
-files) and Jinja2 (the inspector's pages) are imported by their first use, not by `mockserver
-run`. The check runs in a fresh interpreter, since this test process has them all loaded."""
+"""Start-up imports none of the optional heavy parts: Jinja2 (the inspector's pages), Faker
+(`seed generate`), trustme (TLS), testcontainers and the fidelity commands are imported by
+their first use, not by `mockserver run`. The check runs in a fresh interpreter, since this
+test process has them all loaded."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-LAZY = ("httpx", "jsonschema", "jinja2", "faker")
+LAZY = ("jinja2", "faker", "trustme", "testcontainers", "mockserver.fidelity")
 
 PROGRAM = f"""
 import sys
