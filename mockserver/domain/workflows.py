@@ -20,6 +20,7 @@ from typing import Any
 from mockserver.core.errors import Conflict, ValidationError
 from mockserver.domain import documents, views
 from mockserver.domain import validation as v
+from mockserver.domain.conditions import MAX_LENGTH, ConditionSyntaxError, parse
 from mockserver.domain.elsewhere import not_found
 from mockserver.domain.models import DECISIONS, Document, Limits, Workflow, WorkflowStep
 from mockserver.domain.store import World
@@ -35,9 +36,6 @@ def _steps(raw: Any, limits: Limits) -> list[WorkflowStep]:
         assignee = v.email(v.required(fields, "assignee", f"{where}.assignee"), f"{where}.assignee")
         condition = fields.get("condition")
         if condition is not None:
-            # The condition language is imported by the first step that has a condition.
-            from mockserver.domain.conditions import MAX_LENGTH, ConditionSyntaxError, parse
-
             param = f"{where}.condition"
             condition = v.string(condition, param, max_len=MAX_LENGTH)
             try:
@@ -62,8 +60,6 @@ def record(world: World, workflow: Workflow, doc: Document, type: str, actor: st
 
 def _holds(condition: str, view: Mapping[str, Any]) -> bool:
     """Whether the step condition `condition` is true of the document `view`."""
-    from mockserver.domain.conditions import parse  # as in `_steps`
-
     return parse(condition).evaluate(view)
 
 

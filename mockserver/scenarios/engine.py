@@ -20,24 +20,35 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mockserver.core.clock import format_ts
 from mockserver.core.errors import ScenarioError
 from mockserver.core.scheduler import Timer
 from mockserver.domain.store import Store
+from mockserver.scenarios.actions import Applier, Checker, WebhookSetup
+from mockserver.scenarios.chaos import (
+    LATENCY_KEY,
+    Chaos,
+    ChaosRule,
+    Latency,
+    WebhookChaos,
+    draw,
+    rule_key,
+    webhook_key,
+)
+from mockserver.scenarios.decisions import ChaosHit, Fault, ForcedLimit
 from mockserver.scenarios.files import scenario_file, shipped_names, shipped_scenario
 from mockserver.scenarios.matching import PathPattern, contains, map_matches
+from mockserver.scenarios.model import (
+    DEFAULT_KEY,
+    Deprecation,
+    Match,
+    Rule,
+    Scenario,
+    WebhookFault,
+)
 from mockserver.scenarios.summary import describe
-
-# The scenario model and its actions are imported when a scenario is checked or applied, and
-# the decisions when a rule makes one: an engine with nothing loaded, as most sandboxes have,
-# needs none of them.
-if TYPE_CHECKING:
-    from mockserver.scenarios.actions import Applier, WebhookSetup
-    from mockserver.scenarios.chaos import Chaos, ChaosRule, Latency, WebhookChaos
-    from mockserver.scenarios.decisions import ChaosHit, Fault, ForcedLimit
-    from mockserver.scenarios.model import Deprecation, Match, Rule, Scenario, WebhookFault
 
 log = logging.getLogger("mockserver")
 
@@ -112,8 +123,6 @@ class ScenarioEngine:
     def check(self, scenario: Scenario) -> None:
         """The checks of loading against this store, changing nothing: ScenarioError with
         every problem of the setup and timeline actions (each at its line)."""
-        from mockserver.scenarios.actions import Checker
-
         names = frozenset(item.name for item in _armed(scenario))
         checker = Checker(self.store, scenario, names)
         problems = checker.check(scenario.setup)
@@ -124,8 +133,6 @@ class ScenarioEngine:
 
     def adopt(self, scenario: Scenario) -> Scenario:
         """`scenario` acting with this engine's default key when it names the seed's."""
-        from mockserver.scenarios.model import DEFAULT_KEY
-
         if self.default_key is not None and scenario.key == DEFAULT_KEY:
             scenario.key = self.default_key
         return scenario
@@ -175,8 +182,6 @@ class ScenarioEngine:
             scheduler.advance(spec.advance)
 
     def _applier(self, scenario: Scenario) -> Applier:
-        from mockserver.scenarios.actions import Applier
-
         def toggle(name: str, on: bool) -> None:
             for item in _armed(scenario):
                 if item.name == name:
@@ -298,8 +303,6 @@ class ScenarioEngine:
             elif rule.match.times is not None and rule.fired >= rule.match.times:
                 continue
             rule.fired += 1
-            from mockserver.scenarios.decisions import ForcedLimit
-
             return ForcedLimit(
                 rule.name, rule.burst_end, max(1, rule.burst_end - now), rule.scenario
             )
@@ -310,9 +313,6 @@ class ScenarioEngine:
         first that matches and whose draw falls under its probability. Every matching chaos
         rule counts the request among `account`'s, hit or not, so its draws depend only on
         the seed, the account and that count."""
-        from mockserver.scenarios.chaos import rule_key
-        from mockserver.scenarios.decisions import ChaosHit
-
         chosen: ChaosHit | None = None
         for chaos, rule, scenario in self.chaos_rules:
             if _matches(rule.match, request):
@@ -327,7 +327,6 @@ class ScenarioEngine:
     ) -> tuple[float, float] | None:
         """(milliseconds to wait, the draw) for this request when a chaos latency matches it:
         the first that matches answers, every one that matches counts it (per account)."""
-        from mockserver.scenarios.chaos import LATENCY_KEY, draw
 
         chosen: tuple[float, float] | None = None
         for chaos, latency in self.latencies:
@@ -352,8 +351,6 @@ class ScenarioEngine:
                 continue
             if fault.attempts is not None and attempt not in fault.attempts:
                 continue
-            from mockserver.scenarios.decisions import Fault
-
             return Fault(fault.kind, fault.name, fault.status, fault.delay_seconds)
         return (
             self._webhook_chaos(endpoint_id, event_type, account) if self.chaos_webhooks else None
@@ -365,8 +362,6 @@ class ScenarioEngine:
         """The first webhook chaos rule matching this attempt whose draw hits; every matching
         one counts the attempt among `account`'s (a delayed attempt asks, and counts, again
         when it is due)."""
-        from mockserver.scenarios.chaos import webhook_key
-        from mockserver.scenarios.decisions import Fault
 
         chosen: Fault | None = None
         for chaos, rule in self.chaos_webhooks:

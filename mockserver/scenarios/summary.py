@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mockserver.core.clock import format_ts
 from mockserver.core.scheduler import Timer
+from mockserver.scenarios.chaos import describe as describe_chaos
 
 if TYPE_CHECKING:
     from mockserver.scenarios.model import Scenario
@@ -23,8 +24,6 @@ class Loaded(Protocol):
 
 
 def describe(loaded: Loaded) -> dict[str, Any]:
-    from mockserver.scenarios.chaos import describe as describe_chaos
-
     scenario = loaded.scenario
     return {
         "name": scenario.name,

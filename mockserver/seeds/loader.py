@@ -16,7 +16,10 @@ from mockserver.core.errors import SeedError
 from mockserver.core.memory import collector_paused
 from mockserver.domain.models import SeedData
 from mockserver.seeds import cache as seed_cache
+from mockserver.seeds.builder import build_seed
+from mockserver.seeds.parser import parse
 from mockserver.seeds.source_text import read_source
+from mockserver.seeds.validation import Invalid
 
 
 def load_seed(path: Path) -> SeedData:
@@ -36,12 +39,6 @@ def load_seed(path: Path) -> SeedData:
 
 def load_seed_text(text: str, source: str) -> SeedData:
     """Parse and validate seed YAML; `source` is the file name errors are reported against."""
-    # The parser (and YAML with it), the builder and its checks are imported here: a seed read
-    # from the cache needs none of them.
-    from mockserver.seeds.builder import build_seed
-    from mockserver.seeds.parser import parse
-    from mockserver.seeds.validation import Invalid
-
     with collector_paused():  # millions of new acyclic objects
         parsed = parse(text, source)
         if parsed.value is None:
