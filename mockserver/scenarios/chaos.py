@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
-from mockserver.scenarios.model import Match, Respond
+from mockserver.scenarios.rule_parts import Match, Respond
 from mockserver.seeds.yaml_lines import PathT
 
 MAX_LATENCY_MS = 30000.0  # no draw waits longer

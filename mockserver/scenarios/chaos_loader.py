@@ -12,7 +12,7 @@ from typing import Any, Protocol, TypeVar
 
 from mockserver.core.errors import ScenarioError
 from mockserver.scenarios.chaos import Chaos, ChaosRule, Latency, WebhookChaos
-from mockserver.scenarios.model import Match, Respond
+from mockserver.scenarios.rule_parts import Match, Respond
 from mockserver.seeds.yaml_lines import PathT
 
 T = TypeVar("T")

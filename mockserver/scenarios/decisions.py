@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mockserver.scenarios.model import Respond
+    from mockserver.scenarios.rule_parts import Respond
 
 
 @dataclass(frozen=True, slots=True)
