@@ -1,35 +1,17 @@
 """The webhook delivery engine: events in, signed HTTP POSTs out, retries on the mock clock.
 
 It listens to every audit event (`Store.listeners`), queues a delivery per subscribed endpoint
-and runs each attempt as a scheduler timer whose work is the HTTP request (httpx, the only
-import of it for delivery). A write only schedules the first attempt "now" and asks the event
-loop to run due timers once the handler is done, so the attempt runs in the background and never
-delays an API response; a clock move awaits the attempts it makes due (see `scheduler`).
-
-Every attempt opens its own connection (no keep-alive pool): a receiver's idle timeout can then
-never turn into a spurious failed attempt, so a run replays the same way each time. Connection
-errors, timeouts and non-2xx answers are all failures; redirects are not followed (a 3xx is a
-failure too). A hostile receiver costs a bounded amount:
-
-- time: one deadline (`timeout`) for the whole attempt, connect to status line, so a receiver
-  that drips its answer a byte at a time cannot stretch it the way per-read timeouts would let
-  it;
-- bytes: only the status line and headers are read, at most `ANSWER_HEAD_MAX` (httpcore's h11
-  limit; a longer head is a failed attempt) plus one socket read past them; the body is never
-  read, the connection is closed as soon as the status is known, and the socket's receive
-  buffer is small (`RECEIVE_BUFFER`), so a 1 GiB answer costs hardly more than an empty one;
-- memory: see `deliveries` (queues, attempts and errors are capped).
-
-One shared `httpx.AsyncClient` per event loop, made on its first delivery (httpx is imported
-then, not at start-up); the app's lifespan closes the serving loop's one.
+and runs each attempt as a scheduler timer whose work is the HTTP request (`sender.py`). A write
+only schedules the first attempt "now" and asks the event loop to run due timers once the
+handler is done, so the attempt runs in the background and never delays an API response; a
+clock move awaits the attempts it makes due (see `scheduler`). Memory is bounded by
+`deliveries` (queues, attempts and errors are capped).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
-import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -42,7 +24,6 @@ from mockserver.core.scheduler import Commit, Work
 from mockserver.domain.models import EndpointSeed
 from mockserver.domain.store import Store, World
 from mockserver.webhooks import endpoints as webhooks
-from mockserver.webhooks import targets
 from mockserver.webhooks.deliveries import (
     JOURNAL_SIZE,
     QUEUE_SIZE,
@@ -53,16 +34,14 @@ from mockserver.webhooks.deliveries import (
     clip_error,
 )
 from mockserver.webhooks.endpoints import (
-    SIGNATURE_HEADER,
     WebhookBook,
     WebhookEndpoint,
     envelope,
     signature_header,
 )
+from mockserver.webhooks.sender import Sender
 
 if TYPE_CHECKING:
-    import httpx
-
     from mockserver.scenarios.decisions import Fault
 
 # A scenario's webhook faults: (endpoint id, event type, attempt number, account id) -> the
@@ -74,12 +53,6 @@ FaultHook = Callable[[str, str, int, str], "Fault | None"]
 OutcomeHook = Callable[
     [str, int, Coroutine[Any, Any, Attempt]], Awaitable[tuple[Attempt, Callable[[], None]]]
 ]
-
-USER_AGENT = "mockserver-webhooks/1"
-# Bytes of a receiver's status line and headers read at most: httpcore's limit for h11 (the
-# body is never read). A test holds httpcore to it.
-ANSWER_HEAD_MAX = 100 * 1024
-RECEIVE_BUFFER = 32 * 1024  # SO_RCVBUF of a delivery's socket (Linux doubles it)
 
 
 class Generation:
@@ -127,9 +100,7 @@ class DeliveryEngine:
         self.outcome_hook: OutcomeHook | None = None  # set by a durable sandbox
         self.defer_runs = False  # durable: due attempts run where the log puts them, not soon
         self._delayed: set[tuple[str, int]] = set()  # (delivery, attempt) already held back
-        self.resolver: targets.Resolver = targets.system_resolver  # a test may resolve its own
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
-        self._clients = weakref.WeakKeyDictionary()
+        self.sender = Sender(timeout)
         store.listeners.append(self.publish)
         store.reset_hooks.append(self.reset)
         self._seeded_endpoints()
@@ -340,7 +311,7 @@ class DeliveryEngine:
     ) -> tuple[int | None, str | None]:
         """Send an attempt, or play the scenario's fault instead of (or on top of) it."""
         if fault is None:
-            return await self._post(delivery.url, delivery.body, signature)
+            return await self.sender.post(delivery.url, delivery.body, signature)
         injected = f"injected by scenario rule '{fault.rule}'"
         if fault.draw is not None:  # a chaos rule's share, not a rule that always fires
             injected = f"injected by chaos rule '{fault.rule}' (draw {fault.draw:.6f})"
@@ -348,9 +319,9 @@ class DeliveryEngine:
             return fault.status, f"{injected}: answered {fault.status}, not 2xx"
         if fault.kind == "timeout":
             return None, f"{injected}: timeout, no answer within {self.timeout:g} s"
-        result = await self._post(delivery.url, delivery.body, signature)
+        result = await self.sender.post(delivery.url, delivery.body, signature)
         if fault.kind == "duplicate":  # the receiver gets the same event (same id) twice
-            await self._post(delivery.url, delivery.body, signature)
+            await self.sender.post(delivery.url, delivery.body, signature)
         return result
 
     async def _send(
@@ -422,96 +393,6 @@ class DeliveryEngine:
         if not alive and not len(queue) and book.queues.get(delivery.endpoint_id) is queue:
             del book.queues[delivery.endpoint_id]
 
-    # -- HTTP ----------------------------------------------------------------------------
-
-    def _client(self) -> httpx.AsyncClient:
-        import httpx  # on the first delivery: a tenth of a second of start-up otherwise
-
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            transport = httpx.AsyncHTTPTransport(
-                limits=httpx.Limits(max_keepalive_connections=0),
-                trust_env=False,  # receivers are reached directly, never through a proxy
-                # A small, fixed receive buffer: what a receiver can push at the mock before
-                # the attempt closes the connection (the body it never reads) stays small.
-                socket_options=[(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)],
-            )
-            client = httpx.AsyncClient(
-                transport=transport,
-                timeout=httpx.Timeout(self.timeout),
-                follow_redirects=False,
-                trust_env=False,
-            )
-            self._clients[loop] = client
-        return client
-
-    async def _post(self, url: str, body: bytes, signature: str) -> tuple[int | None, str | None]:
-        """(status code, None) for a 2xx, else (status code or None, what went wrong). The
-        host is resolved and checked first (`targets.py`): a link-local one is refused
-        without connecting."""
-        import httpx
-
-        client = self._client()
-        request = client.build_request(
-            "POST",
-            url,
-            content=body,
-            headers={
-                "Content-Type": "application/json",
-                SIGNATURE_HEADER: signature,
-                "User-Agent": USER_AGENT,
-            },
-        )
-        try:
-            async with asyncio.timeout(self.timeout):
-                response = await self._send_checked(client, request)
-                await response.aclose()
-        except targets.Refused as refusal:
-            return None, f"refused: {refusal}"
-        except (TimeoutError, httpx.TimeoutException):
-            return None, f"timeout: no answer within {self.timeout:g} s"
-        except httpx.ConnectError as error:
-            return None, f"connection failed: {error or 'refused'}"
-        except OSError as error:  # the host did not resolve
-            return None, f"connection failed: {error}"
-        except httpx.HTTPError as error:
-            return None, f"{type(error).__name__}: {error or 'the connection was closed or reset'}"
-        status = response.status_code
-        if 200 <= status < 300:
-            return status, None
-        return status, f"answered {status}, not 2xx"
-
-    async def _send_checked(
-        self, client: httpx.AsyncClient, request: httpx.Request
-    ) -> httpx.Response:
-        """Send `request` to the checked addresses of its host, one after the other until one
-        takes the connection: the URL names the address, `Host` and TLS (SNI and the
-        certificate's name) still the host."""
-        import httpx
-
-        url = request.url
-        host = url.raw_host.decode("ascii")
-        port = url.port or (443 if url.scheme == "https" else 80)
-        found = await targets.addresses(host, port, self.resolver)
-        if found == [host]:  # an address already: nothing was looked up
-            return await client.send(request, stream=True)
-        failed: httpx.ConnectError | None = None
-        for address in found:
-            pinned = httpx.Request(
-                request.method,
-                url.copy_with(host=address),
-                headers=request.headers,
-                content=request.content,
-                extensions={**request.extensions, "sni_hostname": host},
-            )
-            try:
-                return await client.send(pinned, stream=True)
-            except httpx.ConnectError as error:
-                failed = error
-        assert failed is not None
-        raise failed
-
     def durable_like(self, server: DeliveryEngine) -> None:
         """Log and replay attempts as `server` does (an account's engine on a durable
         server: its attempts' outcomes go to the same log, found by delivery id)."""
@@ -521,15 +402,13 @@ class DeliveryEngine:
     def share_clients(self, server: DeliveryEngine) -> None:
         """Send with the server's HTTP clients (an account's engine): one connection pool,
         closed when the server's lifespan ends."""
-        self._clients = server._clients
+        self.sender.share_clients(server.sender)
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """The app's lifespan: the serving loop's HTTP client, and a ticker that runs timers
-        as a real clock (the server's, an account's) reaches them, so retries happen without any
-        request. The client
-        is made by the first delivery (`_client`), so a server that sends none never imports
-        httpx."""
+        """The app's lifespan: a ticker that runs timers as a real clock (the server's, an
+        account's) reaches them, so retries happen without any request; at its end, the serving
+        loop's HTTP client (made by the first delivery) is closed."""
         # Also on a frozen clock: accounts with a real clock of their own are ticked with it.
         ticker = asyncio.get_running_loop().create_task(self.store.scheduler.tick_forever())
         try:
@@ -539,6 +418,4 @@ class DeliveryEngine:
                 ticker.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await ticker
-            client = self._clients.pop(asyncio.get_running_loop(), None)
-            if client is not None:
-                await client.aclose()
+            await self.sender.close()

@@ -19,7 +19,7 @@ import pytest
 from mockserver.core.config import Settings
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
-from mockserver.webhooks.delivery import ANSWER_HEAD_MAX
+from mockserver.webhooks.sender import ANSWER_HEAD_MAX
 from tests.support.hostile import DRIP_ANSWER, KINDS, HostileReceiver
 from tests.support.keys import auth
 from tests.support.webhooks import advance, deliveries, new_document, register, settle

@@ -2,7 +2,7 @@
 (169.254.0.0/16, fe80::/10, where cloud metadata services answer) is refused at registration,
 and a delivery whose host resolves to one at send time fails without connecting.
 
-Resolution is the delivery engine's `resolver`, which these tests replace with a table of
+Resolution is the delivery engine's sender's `resolver`, which these tests replace with a table of
 their own: a name made to resolve to a link-local address and, first, to the loopback address
 of a receiver. A delivery that connected anyway would reach that receiver and nothing else,
 so no test ever sends a packet beyond loopback.
@@ -91,7 +91,7 @@ def resolve(hooks_app: Starlette, monkeypatch: pytest.MonkeyPatch) -> Callable[[
                 raise OSError(f"{host}: no such name in the test's table")
             return table[host]
 
-        monkeypatch.setattr(hooks_app.state.webhooks, "resolver", resolver)
+        monkeypatch.setattr(hooks_app.state.webhooks.sender, "resolver", resolver)
 
     return use
 
