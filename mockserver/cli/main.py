@@ -26,7 +26,7 @@ from mockserver.cli.run import RANDOM_HELP, SEED_HELP
 from mockserver.cli.scenarios import Validator
 from mockserver.core.config import DEFAULT_RANDOM_SEED, DEFAULT_START_TIME
 from mockserver.core.errors import LoadError, MissingExtra
-from mockserver.core.resources import default_seed_path
+from mockserver.core.shipped import default_seed_path
 from mockserver.openapi import document_bytes
 from mockserver.seeds.loader import load_seed
 

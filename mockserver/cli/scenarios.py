@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
 from mockserver.core.errors import LoadError, ScenarioError
-from mockserver.core.resources import data_dir
+from mockserver.core.shipped import data_dir
 from mockserver.engine.sandbox import Sandbox
 from mockserver.engine.snapshots.schema import snapshot_schema
 from mockserver.scenarios.files import scenario_file

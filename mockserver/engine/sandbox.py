@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from mockserver.core.clock import Clock
 from mockserver.core.config import Settings
-from mockserver.core.resources import data_dir, default_seed_path
+from mockserver.core.shipped import data_dir, default_seed_path
 from mockserver.domain.accounts import AccountFactory, NewAccount
 from mockserver.domain.models import SeedData
 from mockserver.domain.store import Store

@@ -8,9 +8,9 @@ import orjson
 
 from mockserver import __version__
 from mockserver.domain.models import SCOPES, Limits
+from mockserver.openapi.object_schemas import resource_schemas
 from mockserver.openapi.paths import paths
 from mockserver.openapi.requests import body_schemas, parameter_components
-from mockserver.openapi.resources import resource_schemas
 from mockserver.openapi.responses import error_schemas, header_components, response_components
 from mockserver.openapi.webhooks import webhook_schemas, webhooks
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from mockserver.openapi.fields import Schema, ref
+from mockserver.openapi.object_schemas import EXPORT_ID
 from mockserver.openapi.requests import path_param, query, token_form
-from mockserver.openapi.resources import EXPORT_ID
 from mockserver.openapi.responses import OAUTH_CODES, error_response, success
 
 Operation = dict[str, Any]

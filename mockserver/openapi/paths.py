@@ -15,8 +15,8 @@ from typing import Any
 from mockserver.openapi.fields import ref
 from mockserver.openapi.keyless import keyless_paths
 from mockserver.openapi.links import attach_links
+from mockserver.openapi.object_schemas import DOC_ID, EXPORT_ID, VAULT_ID, WEBHOOK_ID, WORKFLOW_ID
 from mockserver.openapi.requests import AUDIT_FILTERS, DOCUMENT_FILTERS, path_param
-from mockserver.openapi.resources import DOC_ID, EXPORT_ID, VAULT_ID, WEBHOOK_ID, WORKFLOW_ID
 from mockserver.openapi.responses import errors, header, json_content, success
 from mockserver.openapi.rules import attach_rules
 

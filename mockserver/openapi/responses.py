@@ -26,7 +26,7 @@ from mockserver.core.errors import (
     ValidationError,
 )
 from mockserver.openapi.fields import Schema, obj, ref
-from mockserver.openapi.resources import REQUEST_ID, const
+from mockserver.openapi.object_schemas import REQUEST_ID, const
 
 ERRORS: tuple[type[ApiError], ...] = (
     BadRequest,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from mockserver.openapi.fields import EMAIL_OUTPUT, TIMESTAMP, Schema, obj, ref
-from mockserver.openapi.resources import DOC_ID, EVENT_ID, VAULT_ID, const
+from mockserver.openapi.object_schemas import DOC_ID, EVENT_ID, VAULT_ID, const
 
 # Event types and the schema of their `data` (docs/reference/api.md, Audit log and Webhooks).
 DOCUMENT_EVENTS = (

@@ -36,7 +36,7 @@ import orjson
 
 import mockserver
 from mockserver.core.memory import collector_paused
-from mockserver.core.resources import default_seed_path
+from mockserver.core.shipped import default_seed_path
 from mockserver.domain.models import SeedData
 from mockserver.seeds import cache_entries
 

@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from mockserver.core.config import Settings
-from mockserver.core.resources import default_seed_path
+from mockserver.core.shipped import default_seed_path
 from mockserver.seeds import cache as seed_cache
 from mockserver.seeds.history import SeededHistory
 from mockserver.testing.inprocess import inprocess_client

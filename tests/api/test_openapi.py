@@ -16,7 +16,7 @@ from openapi_spec_validator import validate
 
 from mockserver.cli.main import main
 from mockserver.core.config import Settings
-from mockserver.core.resources import default_seed_path
+from mockserver.core.shipped import default_seed_path
 from mockserver.domain.models import DOCUMENT_STATUSES, REGIONS, SCOPES, Limits
 from mockserver.domain.validation import EMAIL_PATTERN
 from mockserver.seeds.loader import load_seed

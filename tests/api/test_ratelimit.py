@@ -13,7 +13,7 @@ from starlette.applications import Starlette
 from mockserver.cli.main import main
 from mockserver.core.clock import parse_ts
 from mockserver.core.config import Settings
-from mockserver.core.resources import default_seed_path
+from mockserver.core.shipped import default_seed_path
 from mockserver.seeds.loader import load_seed
 from mockserver.serving import server
 from mockserver.testing.inprocess import inprocess_client

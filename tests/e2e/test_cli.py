@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from mockserver.cli.main import main
-from mockserver.core.resources import default_seed_path
+from mockserver.core.shipped import default_seed_path
 from tests.support.cli import MOCKSERVER, free_port
 
 

@@ -38,7 +38,7 @@ def test_wheel_ships_the_seed_and_finds_it(tmp_path: Path) -> None:
         assert not [n for n in archive.namelist() if n.endswith(tuple(EXTENSION_SUFFIXES))]
         archive.extractall(site)
     probe = (
-        "from mockserver.core.resources import default_seed_path; "
+        "from mockserver.core.shipped import default_seed_path; "
         "from mockserver.seeds.loader import load_seed; p = default_seed_path(); "
         "load_seed(p); print(p)"
     )

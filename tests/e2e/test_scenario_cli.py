@@ -10,7 +10,7 @@ import pytest
 
 from mockserver.cli.main import main
 from mockserver.core.config import Settings
-from mockserver.core.resources import data_dir, default_seed_path
+from mockserver.core.shipped import data_dir, default_seed_path
 from mockserver.scenarios.loader import load_scenario_text
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.replay import Runner

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from mockserver.cli.main import main
-from mockserver.core.resources import data_dir
+from mockserver.core.shipped import data_dir
 from mockserver.scenarios.loader import load_scenario
 from mockserver.scenarios.schema import SCENARIO_SCHEMA
 

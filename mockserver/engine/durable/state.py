@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from mockserver.core.clock import Clock, RealClock
 from mockserver.core.config import Settings
 from mockserver.core.errors import StateDirError
-from mockserver.core.resources import default_seed_path
+from mockserver.core.shipped import default_seed_path
 from mockserver.engine.clocks import make_clock
 from mockserver.engine.durable.records import Begin, Record, RecordError, decode, encode
 from mockserver.engine.durable.state_dir import StateDir

@@ -23,7 +23,7 @@ from mockserver.domain.models import Account
 from mockserver.engine.accounts.spec import parse_spec
 
 # The modules that declare the records a file may hold (importing them registers them).
-from mockserver.engine.snapshots import resources, worlds  # noqa: F401
+from mockserver.engine.snapshots import api_records, worlds  # noqa: F401
 from mockserver.engine.snapshots.kinds import Rec
 from mockserver.engine.snapshots.records import COUNT, ENVIRONMENT, STREAM, TEXT
 from mockserver.engine.snapshots.timers import Timers

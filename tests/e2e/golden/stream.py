@@ -84,7 +84,7 @@ def _without_install_path(body: bytes) -> bytes:
     """A loaded scenario's `source` is the absolute path of its file, which depends on where
     the shipped scenarios are (a checkout, or an installed wheel): that folder is written as
     `<scenarios>`, so that any checkout and any install replay the same recording."""
-    from mockserver.core.resources import data_dir
+    from mockserver.core.shipped import data_dir
 
     return body.replace(str(data_dir("scenarios")).encode(), b"<scenarios>")
 

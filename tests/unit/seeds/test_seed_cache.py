@@ -11,7 +11,7 @@ import pytest
 
 from mockserver.core.config import Settings
 from mockserver.core.errors import SeedError
-from mockserver.core.resources import default_seed_path
+from mockserver.core.shipped import default_seed_path
 from mockserver.domain.models import SeedData
 from mockserver.seeds import cache as seed_cache
 from mockserver.seeds import loader as seeds

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from mockserver.core.resources import default_seed_path
+from mockserver.core.shipped import default_seed_path
 from mockserver.seeds.loader import load_seed
 
 
