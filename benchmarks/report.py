@@ -23,9 +23,10 @@ from .servers import repo_root
 
 @dataclass(frozen=True)
 class Target:
-    """A target: `ratio` compares ours to the reference, `value` ours alone."""
+    """A target: `ratio` compares ours to the reference, `value` ours alone, `over` ours less
+    the reference (a cost at most `limit` above the reference's)."""
 
-    kind: str  # "ratio>=", "ratio<=", "value<="
+    kind: str  # "ratio>=", "ratio<=", "value<=", "over<="
     limit: float
 
     def text(self, unit: str) -> str:
@@ -33,10 +34,19 @@ class Target:
             return f">= {self.limit:g}x ref"
         if self.kind == "ratio<=":
             return f"<= {self.limit:g}x ref"
+        if self.kind == "over<=":
+            return f"<= ref + {self.limit:g} {unit}"
         return f"<= {self.limit:g}x" if unit == "x" else f"<= {self.limit:g} {unit}"
 
-    def verdict(self, ours: float | None, ratio: float | None) -> str:
+    def verdict(
+        self, ours: float | None, ratio: float | None, reference: float | None = None
+    ) -> str:
         """`met`, or `missed` and by how much."""
+        if self.kind == "over<=":
+            if ours is None or reference is None:
+                return "no data"
+            over = ours - reference
+            return "met" if over <= self.limit else f"missed by {over - self.limit:.2f}"
         value = ours if self.kind == "value<=" else ratio
         if value is None:
             return "no data"
@@ -71,7 +81,7 @@ class Row:
     def verdict(self) -> str:
         if self.target is None:
             return ""
-        return self.target.verdict(self.ours, self.ratio)
+        return self.target.verdict(self.ours, self.ratio, self.reference)
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -110,13 +110,14 @@ class Options:
 SLACK = idempotency_soak.SLACK
 FLAT = idempotency_soak.FLAT_MIB
 REFERENCE = [sys.executable, "-m", "benchmarks.reference_app", "--port", "{port}"]
-# (key, label, ours' target ratio to the reference, its p99 bound in ms: None where there is
-# none).
+# (key, label, whether a baseline build is measured beside it, its p99 bound in ms: None where
+# there is none). The ratios to the bare Starlette app are reported, not targets: DESIGN 28's
+# budgets compare the mock with its peers (the `peers` rows); the p99 bound is DESIGN 28's.
 LOADS = (
-    ("get", "GET /v1/documents/{id}", 0.7, 5.0),
-    ("list", "GET /v1/documents?limit=20", 0.75, 5.0),
-    ("create", "POST /v1/documents, unique Idempotency-Key", 0.6, 10.0),
-    ("advance", "POST /v1/workflows/{id}/advance", None, None),
+    ("get", "GET /v1/documents/{id}", True, 10.0),
+    ("list", "GET /v1/documents?limit=20", True, 10.0),
+    ("create", "POST /v1/documents, unique Idempotency-Key", True, 10.0),
+    ("advance", "POST /v1/workflows/{id}/advance", False, None),
 )
 
 
@@ -135,9 +136,9 @@ def rows(options: Options) -> list[Row]:
         Row("history.big", f"first audit read after start-up, {n} seed", "ms"),
         Row("history.big.cold", f"first audit read after start-up, {n} seed, cache off", "ms"),
     ]
-    for key, label, ratio, p99 in LOADS:
+    for key, label, _, p99 in LOADS:
         table += [
-            Row(f"{key}.rps", label, "req/s", None if ratio is None else Target("ratio>=", ratio)),
+            Row(f"{key}.rps", label, "req/s"),
             Row(f"{key}.p50", f"{label}, p50", "ms"),
             Row(f"{key}.p99", f"{label}, p99", "ms", None if p99 is None else _at_most(p99)),
         ]
@@ -229,17 +230,21 @@ def rows(options: Options) -> list[Row]:
             "loop.mock_client",
             f"{loop}, mock_client + one GET, over no fixture",
             "ms",
-            _at_most(100),
+            _at_most(LOOP_MOCK_CLIENT),
         ),
         Row(
             "loop.mock_server",
             f"{loop}, mock_server + one GET, over no fixture",
             "ms",
-            _at_most(200),
+            _at_most(LOOP_MOCK_SERVER),
         ),
     ]
     return table
 
+
+# DESIGN 28: the first use of a fixture in a one-test run, over a run with no fixture, at most.
+LOOP_MOCK_CLIENT = 250
+LOOP_MOCK_SERVER = 400
 
 DURABLE_RATIO = 0.5  # POST req/s with --state-dir over without, at least
 # p99 of requests no chaos rule touches, with chaos loaded over without, at most: the same
@@ -271,21 +276,21 @@ class PluginRow:
 
 
 REFERENCE_LIBRARIES = {"respx_get": "respx", "httpserver_get": "pytest-httpserver"}
-AT_MOST_RESPX = Target("ratio<=", 1)
+# DESIGN 28: a test's cost with `mock_client` at most respx's + 1 ms, with `mock_server` + 2 ms.
 PLUGIN_ROWS = (
     PluginRow(
         "pytest.mock_client_get",
         "mock_client + one GET",
         "mock_client_get",
         "respx_get",
-        AT_MOST_RESPX,
+        Target("over<=", 1),
     ),
     PluginRow(
         "pytest.mock_server_get",
         "mock_server + one GET",
         "mock_server_get",
         "respx_get",
-        AT_MOST_RESPX,
+        Target("over<=", 2),
     ),
     PluginRow(
         "pytest.mock_server_get.socket",
@@ -325,8 +330,8 @@ def baseline_rows() -> list[Row]:
     """The baseline build's figures, each beside the reference's of the same rounds: its ratio
     reads against the ratio of the row of ours with the same figure."""
     table = []
-    for key, label, ratio, *_ in LOADS:
-        if ratio is not None:
+    for key, label, compared, *_ in LOADS:
+        if compared:
             table.append(Row(f"baseline.{key}.rps", f"{label}, the baseline build", "req/s"))
     for key, label, *_ in LOADS:
         if key in instructions.KINDS:
@@ -509,9 +514,9 @@ class Run:
                 return figures.advance(server, o.seconds, expected, self.workdir, fixed_ids)
             return figures.advance(server, o.seconds, expected, self.workdir)
 
-        for key, _, ratio, _ in LOADS:
-            # The baseline only where ours has a target against the reference.
-            order = [(s, v) for s, v in servers.items() if s != BASE or ratio is not None]
+        for key, _, compared, _ in LOADS:
+            # The baseline only where it is compared with ours.
+            order = [(s, v) for s, v in servers.items() if s != BASE or compared]
             rounds: dict[str, list[LoadResult]] = {}
             for number in range(o.rounds):
                 for side, server in order if number % 2 == 0 else order[::-1]:
@@ -530,7 +535,7 @@ class Run:
                 self.put_load(key, side, chosen)
                 if key == "create":
                     create_rps[side] = chosen.rps
-                if side == REF and BASE in servers and ratio is not None:
+                if side == REF and BASE in servers and compared:
                     self.put(f"{BASE}.{key}.rps", REF, chosen.rps)
 
     def put_load(self, key: str, side: str, result: LoadResult) -> None:

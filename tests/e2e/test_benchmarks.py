@@ -135,6 +135,9 @@ def test_wrk_output_without_a_result_is_an_error() -> None:
         (Target("value<=", 5), 4.0, None, "met"),
         (Target("value<=", 5), 12.5, 1.0, "missed: 2.5x the limit"),
         (Target("value<=", 5), None, 1.0, "no data"),
+        (Target("over<=", 1), 3.5, 2.75, "met"),
+        (Target("over<=", 1), 4.0, 2.5, "missed by 0.50"),
+        (Target("over<=", 2), 4.0, None, "no data"),
     ],
 )
 def test_verdicts_say_by_how_much_a_target_is_missed(
