@@ -10,12 +10,12 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
+from mockserver.cli import run as run_command
 from mockserver.cli.main import main
 from mockserver.core.clock import parse_ts
 from mockserver.core.config import Settings
 from mockserver.core.shipped import default_seed_path
 from mockserver.seeds.loader import load_seed
-from mockserver.serving import server
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
 from tests.support.api import assert_envelope, clock_advance
@@ -223,7 +223,7 @@ def test_the_run_command_maps_no_rate_limit(
     monkeypatch: pytest.MonkeyPatch, flags: list[str], last: int
 ) -> None:
     served: list[Starlette] = []
-    monkeypatch.setattr(server, "serve", lambda app, *_, **__: served.append(app))
+    monkeypatch.setattr(run_command, "serve", lambda app, *_, **__: served.append(app))
     assert main(["run", "--port", "0", "--clock", "frozen", *flags]) == 0
     with inprocess_client(served[0], headers=auth()) as client:
         responses = exhaust(client, 201)
