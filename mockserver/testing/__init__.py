@@ -39,12 +39,12 @@ _WHERE = {
     "LiveServer": "mockserver.testing.live",
     "MockAccount": "mockserver.testing.account",
     "MockClient": "mockserver.testing.mock_client",
-    "MockServer": "mockserver.testing.plugin",
+    "MockServer": "mockserver.testing.server",
     "MockServerContainer": "mockserver.testing.container",
     "MockServerNotHealthy": "mockserver.testing.container",
     "Received": "mockserver.testing.receiver",
-    "ScenarioRefused": "mockserver.testing.plugin",
-    "SharedServerError": "mockserver.testing.remote_session",
+    "ScenarioRefused": "mockserver.testing.server",
+    "SharedServerError": "mockserver.testing.server",
     "WebhookReceiver": "mockserver.testing.receiver",
     "closed_port": "mockserver.testing.receiver",
     "release_port": "mockserver.testing.receiver",
@@ -56,7 +56,6 @@ if TYPE_CHECKING:
     from mockserver.testing.controls import Controls
     from mockserver.testing.live import LiveServer
     from mockserver.testing.mock_client import MockClient
-    from mockserver.testing.plugin import MockServer, ScenarioRefused
     from mockserver.testing.receiver import (
         HANG,
         HOLD,
@@ -65,7 +64,7 @@ if TYPE_CHECKING:
         closed_port,
         release_port,
     )
-    from mockserver.testing.remote_session import SharedServerError
+    from mockserver.testing.server import MockServer, ScenarioRefused, SharedServerError
 
 
 def __getattr__(name: str) -> Any:

@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from mockserver.domain.accounts import NAME_MAX
 from mockserver.testing.controls import Controls
+from mockserver.testing.server import load_marked
 
 if TYPE_CHECKING:
     import httpx
+    import pytest
 
-    from mockserver.testing.plugin import MockServer
+    from mockserver.testing.server import MockServer
 
 
 def account_name(node_id: str) -> str:
@@ -72,6 +74,11 @@ class MockAccount(Controls):
         raises ScenarioRefused and loads nothing."""
         __tracebackhide__ = True
         return self._server._post_scenario(f"{self._base}/scenarios", name_or_path)
+
+    def _load_marked(self, node: pytest.Item) -> None:
+        """Load the test's `mock_scenario` scenarios into this account; one the mock refuses
+        fails the test's setup with the mock's lines."""
+        load_marked(self.load_scenario, node)
 
     def remove(self) -> None:
         """Remove the account from the server (the fixture does it after the test)."""

@@ -11,27 +11,19 @@ over the socket (there is no app in this process); `mock_app` is not available.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 
+from mockserver.testing.account import MockAccount, account_name
 from mockserver.testing.mock_client import MockClient
-from mockserver.testing.verification import journal_section
+from mockserver.testing.server import ADMIN_HEADER, FULL_KEY, MockServer, SharedServerError
+from mockserver.testing.verification import JOURNAL_SHOWN, journal_section
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
-
-    from mockserver.testing.account import MockAccount
-    from mockserver.testing.plugin import MockServer
-
-ADMIN_HEADER = "X-Mock-Admin-Token"
-JOURNAL_SHOWN = 50
-
-
-class SharedServerError(RuntimeError):
-    """What a test may not do to a server it shares with others (reset it, reach its app)."""
 
 
 class RemoteServer:
@@ -58,13 +50,10 @@ class RemoteServer:
 
 
 class RemoteSession:
-    """The session's view of a running server: the `_SessionMock` of `--mockserver-url`."""
+    """The session's view of a running server: the `LocalSession` of `--mockserver-url`."""
 
-    def __init__(
-        self, url: str, admin_token: str | None, handle: Callable[[RemoteServer], MockServer]
-    ) -> None:
+    def __init__(self, url: str, admin_token: str | None) -> None:
         self.server_info = RemoteServer(url, admin_token)
-        self._handle = handle
         self._server: MockServer | None = None
 
     @property
@@ -80,7 +69,8 @@ class RemoteSession:
                 pytrace=False,
             )
         if self._server is None:
-            handle = self._handle(self.server_info)
+            token = self.server_info.admin_token
+            handle = MockServer(self.server_info, admin_token=token, shared=True)
             try:
                 answer = handle._admin.get("/_mock/clock")
             except httpx.TransportError as error:
@@ -108,13 +98,18 @@ class RemoteSession:
                 pytrace=False,
             )
 
+    def account(self, node_id: str) -> MockAccount:
+        """`mock_account`: the test's own account on the running server."""
+        return MockAccount.open(self.server(tls=False), account_name(node_id))
+
     @contextlib.contextmanager
-    def client(self, headers: dict[str, str]) -> Iterator[MockClient]:
-        """`mock_client` over the socket, with the request assertions (the control plane
-        reached with the admin token)."""
+    def client(self) -> Iterator[MockClient]:
+        """`mock_client` over the socket, with the full key and the request assertions (the
+        control plane reached with the admin token)."""
+        headers = {"Authorization": f"Bearer {FULL_KEY}"}
         token = self.server_info.admin_token
         if token is not None:
-            headers = {**headers, ADMIN_HEADER: token}
+            headers[ADMIN_HEADER] = token
         with MockClient(base_url=self.server_info.base_url, headers=headers) as client:
             yield client
 

@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+JOURNAL_SHOWN = 50  # requests at most in a failed test's "mock journal" section
 Matcher = dict[str, Any]
 Step = tuple[str, str] | Mapping[str, Any]
 

@@ -1,7 +1,8 @@
 """Every pytest session of an environment with mockserver installed imports the plugin, so the
-import must be cheap: nothing heavy until a fixture is used. Checked in fresh interpreters, as
-this test process has it all loaded. (How long the import takes is a benchmark figure:
-`python -m benchmarks --only pytest`.)"""
+import must be cheap: nothing heavy until a fixture is used, and no app at all for a session on
+a running server (`--mockserver-url`). Checked in fresh interpreters, as this test process has
+it all loaded. (How long the import takes is a benchmark figure: `python -m benchmarks --only
+pytest`.)"""
 
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ HEAVY = (
     "mockserver.webhooks",
     "mockserver.testing.inprocess",
     "mockserver.testing.live",
+    "mockserver.testing.remote_session",
+    "mockserver.testing.server",
+    "mockserver.testing.session",
 )
 
 LOADED = f"""
@@ -79,3 +83,27 @@ def test_the_first_fixture_builds_the_app(mock_client):
         "-p", "mockserver.testing.plugin", "-p", "no:cacheprovider"
     )
     result.assert_outcomes(passed=2)
+
+
+def test_a_running_server_s_session_imports_no_app(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("MOCKSERVER_URL", raising=False)
+    pytester.makepyfile(
+        test_remote=LOADED
+        + """
+def test_the_client_of_a_running_server(mock_client):  # made without a request
+    assert "mockserver.testing.remote_session" in loaded()
+    assert not [name for name in loaded() if name.startswith(("mockserver.web", "starlette"))]
+"""
+    )
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "mockserver.testing.plugin",
+        "-p",
+        "no:cacheprovider",
+        "--mockserver-url",
+        "http://127.0.0.1:9",
+    )
+    result.assert_outcomes(passed=1)

@@ -73,7 +73,7 @@ from pathlib import Path
 
 import pytest
 
-from mockserver.testing.plugin import ScenarioRefused
+from mockserver.testing import ScenarioRefused
 
 BAD = Path(__file__).with_name("bad.yaml")
 
@@ -121,7 +121,7 @@ def test_a_bad_scenario_fails_the_test_with_its_file_line_messages(
         out,
         [
             ">       mock_server.load_scenario(BAD)",
-            f"E       mockserver.testing.plugin.ScenarioRefused: {problems[0]}",
+            f"E       mockserver.testing.server.ScenarioRefused: {problems[0]}",
             f"E       {problems[1]}",
             "",
             "test_consumer.py:11: ScenarioRefused",
@@ -131,6 +131,7 @@ def test_a_bad_scenario_fails_the_test_with_its_file_line_messages(
     setup = next(i for i, line in enumerate(out) if "ERROR at setup of test_marker" in line)
     assert out[setup + 1 : setup + 3] == problems
     text = result.stdout.str()
-    for internal in ("plugin.py", "_call", "/_mock/scenarios", '{"error"', "validation_error"):
+    internals = ("plugin.py", "server.py", "session.py", "_call", "/_mock/scenarios", '{"error"')
+    for internal in (*internals, "validation_error"):
         assert internal not in text
     assert "During handling" not in text

@@ -50,11 +50,11 @@ def test_the_public_names_are_a_sorted_list() -> None:
 
 def test_the_names_are_the_modules_objects() -> None:
     from mockserver.testing import MockServer, WebhookReceiver, closed_port
-    from mockserver.testing.plugin import MockServer as PluginMockServer
     from mockserver.testing.receiver import WebhookReceiver as Receiver
     from mockserver.testing.receiver import closed_port as held_port
+    from mockserver.testing.server import MockServer as HandleMockServer
 
-    assert MockServer is PluginMockServer
+    assert MockServer is HandleMockServer
     assert WebhookReceiver is Receiver
     assert closed_port is held_port
 
