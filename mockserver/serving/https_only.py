@@ -33,11 +33,10 @@ import logging
 import socket
 import ssl
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
 if TYPE_CHECKING:
     import uvicorn
-    from uvicorn.server import ServerState
 
 log = logging.getLogger("mockserver.serving")
 
@@ -59,6 +58,13 @@ REFUSAL = (
 )
 
 ProtocolFactory = Callable[..., asyncio.Protocol]
+
+
+class ServerState(Protocol):
+    """What the sniffer uses of the per-server state uvicorn hands every protocol it builds:
+    the set of open connections, which a shutdown closes (the rest is passed on untouched)."""
+
+    connections: set[Any]
 
 
 class _State(enum.Enum):
