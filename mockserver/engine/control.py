@@ -9,6 +9,7 @@ here too, so every caller refuses the same things: a refusal is an ApiError with
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mockserver.core.clock import format_ts
@@ -274,10 +275,14 @@ class Control:
         snapshot = snapshots.find(self._sandbox, name)
         return snapshot.data
 
-    def add_snapshot_file(self, name: Any, data: bytes) -> Snapshot:
+    async def add_snapshot_file(self, name: Any, data: bytes) -> Snapshot:
         """Keep a snapshot file as `name`: 422 (param `file`) for a file that is not one, is
-        damaged, or was written by another version or for another seed; nothing changes then."""
-        return snapshots.add_file(self._sandbox, snapshots.check_name(name), data)
+        damaged, or was written by another version or for another seed; nothing changes then.
+        The file is read in a worker thread, so that the server answers meanwhile."""
+        name = snapshots.check_name(name)
+        snapshot = await asyncio.to_thread(snapshots.read_file, self._sandbox, name, data)
+        self._sandbox.snapshots.named[name] = snapshot
+        return snapshot
 
     def _state(self) -> ClockState:
         clock = self._store.clock

@@ -262,6 +262,15 @@ def test_a_gzip_bomb_stops_at_the_limit(
     _refused(client, bomb, "more than 1 MiB")
 
 
+def test_a_gzip_of_tiny_objects_is_refused_before_it_is_parsed(client: httpx.Client) -> None:
+    """4 MiB of `{}` (a 4 KiB gzip) would take some 100 MiB as objects: refused from its text,
+    before parsing builds any of them."""
+    tiny = b'{"format": 4, "state": {"journal": [' + b"{}," * ((4 << 20) // 3) + b"{}]}}"
+    bomb = gzip.compress(tiny, compresslevel=9)
+    assert len(bomb) < 20_000
+    _refused(client, bomb, "far more small values for its size than a snapshot")
+
+
 def test_a_file_edited_by_hand_loads_without_its_checksum(
     client: httpx.Client, saved: dict[str, Any]
 ) -> None:

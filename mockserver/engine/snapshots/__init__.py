@@ -95,9 +95,17 @@ def put_back(sandbox: Sandbox, snapshot: Snapshot) -> None:
 
 
 def add_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
-    """Keep an uploaded snapshot file as `name`, once all of it has been read (into objects
-    that are then dropped: the file is read again at each restore); SnapshotError else. A
-    gzipped file is kept as its JSON."""
+    """Keep an uploaded snapshot file as `name` once `read_file` accepts it."""
+    snapshot = read_file(sandbox, name, data)
+    sandbox.snapshots.named[name] = snapshot
+    return snapshot
+
+
+def read_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
+    """The snapshot of an uploaded file, once all of it has been read (into objects that are
+    then dropped: the file is read again at each restore); SnapshotError else. A gzipped file
+    is kept as its JSON. Changes nothing: it may run in a worker thread while the sandbox
+    serves (it only reads the sandbox's seed and settings)."""
     from mockserver.engine.snapshots import file
 
     with collector_paused():
@@ -105,9 +113,7 @@ def add_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
         _read(sandbox, parsed)
     if data.startswith(b"\x1f\x8b"):
         data = orjson.dumps(parsed)
-    snapshot = Snapshot(name, parsed["created_at"], data)
-    sandbox.snapshots.named[name] = snapshot
-    return snapshot
+    return Snapshot(name, parsed["created_at"], data)
 
 
 def _read(sandbox: Sandbox, parsed: dict[str, Any]) -> dict[str, Any]:
