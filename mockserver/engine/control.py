@@ -246,6 +246,7 @@ class Control:
         """Save the whole sandbox as `name` (replacing one of that name) once the webhook
         attempts under way are done; 409 if they still run after the delivery timeout."""
         name = snapshots.check_name(name)
+        snapshots.check_room(self._sandbox, name)
         scheduler = self._store.scheduler
         if not await scheduler.settle(self._sandbox.webhooks.timeout + SETTLE_MARGIN):
             raise Conflict(
@@ -280,9 +281,9 @@ class Control:
         damaged, or was written by another version or for another seed; nothing changes then.
         The file is read in a worker thread, so that the server answers meanwhile."""
         name = snapshots.check_name(name)
+        snapshots.check_room(self._sandbox, name, len(data))  # before the work of reading it
         snapshot = await asyncio.to_thread(snapshots.read_file, self._sandbox, name, data)
-        self._sandbox.snapshots.named[name] = snapshot
-        return snapshot
+        return snapshots.keep(self._sandbox, snapshot)
 
     def _state(self) -> ClockState:
         clock = self._store.clock
