@@ -9,6 +9,7 @@ here too, so every caller refuses the same things: a refusal is an ApiError with
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mockserver.core.clock import format_ts
@@ -245,6 +246,7 @@ class Control:
         """Save the whole sandbox as `name` (replacing one of that name) once the webhook
         attempts under way are done; 409 if they still run after the delivery timeout."""
         name = snapshots.check_name(name)
+        snapshots.check_room(self._sandbox, name)
         scheduler = self._store.scheduler
         if not await scheduler.settle(self._sandbox.webhooks.timeout + SETTLE_MARGIN):
             raise Conflict(
@@ -274,10 +276,14 @@ class Control:
         snapshot = snapshots.find(self._sandbox, name)
         return snapshot.data
 
-    def add_snapshot_file(self, name: Any, data: bytes) -> Snapshot:
+    async def add_snapshot_file(self, name: Any, data: bytes) -> Snapshot:
         """Keep a snapshot file as `name`: 422 (param `file`) for a file that is not one, is
-        damaged, or was written by another version or for another seed; nothing changes then."""
-        return snapshots.add_file(self._sandbox, snapshots.check_name(name), data)
+        damaged, or was written by another version or for another seed; nothing changes then.
+        The file is read in a worker thread, so that the server answers meanwhile."""
+        name = snapshots.check_name(name)
+        snapshots.check_room(self._sandbox, name, len(data))  # before the work of reading it
+        snapshot = await asyncio.to_thread(snapshots.read_file, self._sandbox, name, data)
+        return snapshots.keep(self._sandbox, snapshot)
 
     def _state(self) -> ClockState:
         clock = self._store.clock

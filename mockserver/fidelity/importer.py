@@ -29,6 +29,13 @@ _REPLAYED_HEADERS: Final = ("idempotency-key", "x-mock-explain")
 _DOWNLOAD: Final = re.compile(r"/v1/audit_logs/export/[^/]+/download\Z")
 
 
+class _Dumper(yaml.SafeDumper):
+    """Writes a value used twice out twice: scenario files refuse YAML aliases."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def scenario_yaml(
     exchanges: list[dict[str, Any]], *, name: str, key: str, source: str, seed: SeedIds
 ) -> str:
@@ -39,8 +46,13 @@ def scenario_yaml(
         f"# Imported by `mockserver import` from {source}.\n"
         "# Replay it on the mock with `mockserver replay FILE`.\n"
     )
-    return header + yaml.safe_dump(
-        scenario, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None
+    return header + yaml.dump(
+        scenario,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=100,
+        default_flow_style=None,
     )
 
 

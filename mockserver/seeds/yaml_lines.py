@@ -3,17 +3,24 @@
 Both loaders validate plain values (dicts, lists, scalars) and only on a problem need the line
 of the offending node. `line_of` composes the text into YAML nodes and walks a path of keys and
 list indices to the node's start mark. `StrictLoader` is PyYAML's safe loader with duplicate
-keys rejected (PyYAML would silently keep the last one) and impossible dates reported with a
-line. `yaml_error` turns any PyYAML error into the caller's `LoadError` at the right line.
+keys rejected (PyYAML would silently keep the last one), aliases refused, and impossible dates
+reported with a line. `yaml_error` turns any PyYAML error into the caller's `LoadError` at the
+right line.
+
+Aliases are refused because what they build is unbounded by the file's size: nine levels of
+nine aliases of the level before are a few hundred bytes whose value, written out (a scenario's
+response body, a seed document's metadata), is 9**9 strings. Files are short enough to write
+a value out twice, and seeds the mock writes itself never use them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from yaml.constructor import ConstructorError
+from yaml.error import Mark
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from mockserver.core.errors import LoadError
@@ -31,7 +38,24 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 class StrictLoader(_BaseLoader):
-    """Safe loading that rejects duplicate keys, which PyYAML would silently overwrite."""
+    """Safe loading that rejects duplicate keys, which PyYAML would silently overwrite, and
+    aliases, whose value can be far larger than the file."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.text = stream  # to find the first alias if there is one
+
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
+        """The value of `node`, built once: the composer gives an alias the node of its
+        anchor, so a node met again is an alias (a merge key's `*name` included)."""
+        if node in self.constructed_objects or node in self.recursive_objects:
+            alias = first_alias(self.text)  # only an alias shares a node: it is there
+            name = alias.anchor if alias else ""
+            # libyaml's marks are typed apart from PyYAML's but have the same fields
+            mark = cast(Mark, alias.start_mark) if alias else node.start_mark
+            problem = f"YAML aliases are not allowed (found '*{name}'): write the value out in full"
+            raise ConstructorError(None, None, problem, mark)
+        return super().construct_object(node, deep)
 
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
         pairs = list(node.value)  # flatten_mapping (merge keys) edits node.value in place
@@ -41,7 +65,7 @@ class StrictLoader(_BaseLoader):
             for key_node, _ in pairs:
                 if key_node.tag == _MERGE_TAG:
                     continue
-                key = self.construct_object(key_node, deep=deep)
+                key = self.constructed_objects[key_node]  # built just now, by super()
                 if key in seen:
                     raise ConstructorError(
                         None, None, f"duplicate key '{key}'", key_node.start_mark
@@ -59,6 +83,14 @@ class StrictLoader(_BaseLoader):
 
 
 StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", StrictLoader.construct_yaml_timestamp)
+
+
+def first_alias(text: str) -> yaml.AliasEvent | None:
+    """The first alias in `text` (its `anchor` is the name), or None if it has none."""
+    for event in yaml.parse(text, Loader=_BaseLoader):
+        if isinstance(event, yaml.AliasEvent):
+            return event
+    return None
 
 
 def yaml_load(text: str, loader_class: type[StrictLoader] = StrictLoader) -> Any:

@@ -13,7 +13,7 @@ from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
 from tests.support.api import assert_envelope, clock_advance
 from tests.support.keys import READONLY, auth
-from tests.support.scenarios import load
+from tests.support.scenarios import alias_bomb, load
 
 
 def test_load_by_name(both: httpx.Client) -> None:
@@ -87,6 +87,16 @@ def test_a_bad_inline_scenario_names_every_problem_one_a_line(api: httpx.Client)
 def test_syntax_errors_carry_the_inline_source(api: httpx.Client) -> None:
     response = api.post("/_mock/scenarios", json={"yaml": "name: x\nrules: [\n"})
     assert response.json()["error"]["message"].startswith("<inline>:3: invalid YAML")
+
+
+def test_yaml_aliases_are_refused_and_change_nothing(api: httpx.Client) -> None:
+    """A few hundred bytes of nested aliases would answer megabytes; they are refused."""
+    response = api.post("/_mock/scenarios", json={"yaml": alias_bomb(6), "source": "bomb.yaml"})
+    error = assert_envelope(response, 422, "validation_error")
+    assert error["param"] == "yaml"
+    assert error["message"].startswith("bomb.yaml:9: YAML aliases are not allowed (found '*a')")
+    assert api.get("/_mock/scenarios").json()["data"] == []
+    assert len(api.get("/v1/whoami").content) < 10_000
 
 
 def test_unload_disarms_but_keeps_state(both: httpx.Client) -> None:

@@ -22,6 +22,7 @@ from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
 from tests.support.api import assert_envelope
 from tests.support.keys import auth
+from tests.support.scenarios import alias_bomb, load
 
 Edit = Callable[[dict[str, Any]], None]
 
@@ -261,6 +262,15 @@ def test_a_gzip_bomb_stops_at_the_limit(
     _refused(client, bomb, "more than 1 MiB")
 
 
+def test_a_gzip_of_tiny_objects_is_refused_before_it_is_parsed(client: httpx.Client) -> None:
+    """4 MiB of `{}` (a 4 KiB gzip) would take some 100 MiB as objects: refused from its text,
+    before parsing builds any of them."""
+    tiny = b'{"format": 4, "state": {"journal": [' + b"{}," * ((4 << 20) // 3) + b"{}]}}"
+    bomb = gzip.compress(tiny, compresslevel=9)
+    assert len(bomb) < 20_000
+    _refused(client, bomb, "far more small values for its size than a snapshot")
+
+
 def test_a_file_edited_by_hand_loads_without_its_checksum(
     client: httpx.Client, saved: dict[str, Any]
 ) -> None:
@@ -275,6 +285,18 @@ def test_a_file_edited_by_hand_loads_without_its_checksum(
     names = [v["name"] for v in client.get("/v1/vaults").json()["data"]]
     assert "Renamed by hand" in names
     client.delete("/_mock/snapshots/edited")
+
+
+def test_a_scenario_text_with_yaml_aliases_is_refused(api: httpx.Client) -> None:
+    """A saved scenario is read again from its text on upload: its aliases are refused as a
+    file's are, before anything is built from them."""
+    load(api, alias_bomb(1))  # a rule without aliases, then its text edited to have them
+    api.post("/_mock/snapshots", json={"name": "one_rule"})
+    data = orjson.loads(api.get("/_mock/snapshots/one_rule/download").content)
+    data.pop("sha256")
+    _first_record(data, "Loaded")["scenario"]["text"] = alias_bomb(6)
+    message = _refused(api, orjson.dumps(data), "YAML aliases are not allowed")
+    assert "<inline>:9: " in message
 
 
 def _mutations(saved: dict[str, Any], count: int) -> Iterator[bytes]:

@@ -16,6 +16,7 @@ from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.replay import Runner
 from mockserver.web.app import create_app
 from tests.support.cli import MOCKSERVER, free_port
+from tests.support.scenarios import alias_bomb
 
 FAILING = """\
 name: failing
@@ -153,6 +154,28 @@ def test_run_with_a_bad_scenario_exits_2_before_serving(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert f"{bad}:3: setup[0].revoke_key.key: unknown key 'sk_test_nobody'" in result.stderr
+    assert "listening" not in result.stdout
+
+
+def test_yaml_aliases_are_refused_by_validate_and_at_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bomb = write(tmp_path, alias_bomb(6), "bomb.yaml")
+    seed = default_seed_path().read_text().replace("accounts:", "x: &x 1\ny: *x\naccounts:", 1)
+    seed_path = write(tmp_path, seed, "seed.yaml")
+    line = seed[: seed.index("*x")].count("\n") + 1
+    assert main(["validate", str(bomb), str(seed_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bomb}:9: YAML aliases are not allowed (found '*a')" in err
+    assert f"{seed_path}:{line}: YAML aliases are not allowed (found '*x')" in err
+    result = subprocess.run(
+        [*MOCKSERVER, "run", "--port", str(free_port()), "--scenario", str(bomb)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert f"{bomb}:9: YAML aliases are not allowed" in result.stderr
     assert "listening" not in result.stdout
 
 

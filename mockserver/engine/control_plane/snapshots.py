@@ -7,7 +7,7 @@ from mockserver.engine.answers import header_lines, json_response
 from mockserver.engine.control_plane.call import ControlCall
 from mockserver.engine.request import Response
 
-UPLOAD_MAX = 256 << 20  # bytes of a snapshot file an upload reads at most (413 beyond)
+UPLOAD_MAX = 1 << 30  # bytes of a snapshot file an upload reads at most (413 beyond)
 
 
 async def save(call: ControlCall) -> Response:
@@ -41,5 +41,5 @@ async def download(call: ControlCall) -> Response:
 
 async def upload(call: ControlCall) -> Response:
     data = await call.raw(UPLOAD_MAX)
-    snapshot = call.control.add_snapshot_file(call.query.get("name"), data)
+    snapshot = await call.control.add_snapshot_file(call.query.get("name"), data)
     return json_response(snapshot.summary(), status=201)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from mockserver.core.clock import format_ts
-from mockserver.core.errors import NotFound, SnapshotError, ValidationError
+from mockserver.core.errors import Conflict, NotFound, SnapshotError, ValidationError
 from mockserver.core.memory import collector_paused
 
 # `file` and `state` (and through them every record of the format, the scenario loader and
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from mockserver.engine.sandbox import Sandbox
 
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+MAX_NAMED = 64  # named snapshots a sandbox keeps at most
+MAX_KEPT_BYTES = 1 << 30  # bytes of their files together
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,16 +73,44 @@ def find(sandbox: Sandbox, name: str) -> Snapshot:
     return snapshot
 
 
+def check_room(sandbox: Sandbox, name: str, size: int = 0) -> None:
+    """409 if keeping a file of `size` bytes as `name` would pass a limit: the number of named
+    snapshots or the bytes of their files (a snapshot of that name is replaced: it does not
+    count)."""
+    others = [s for s in sandbox.snapshots.named.values() if s.name != name]
+    if len(others) >= MAX_NAMED:
+        raise Conflict(
+            f"The sandbox keeps {MAX_NAMED} named snapshots, the most it may: delete one "
+            "first, or save over one of their names.",
+            param="name",
+        )
+    kept = sum(s.size for s in others)
+    if kept + size > MAX_KEPT_BYTES:
+        raise Conflict(
+            f"The snapshot ({size:,} bytes) would take the sandbox's snapshot files past "
+            f"{MAX_KEPT_BYTES:,} bytes, the most it keeps ({kept:,} are kept): delete one "
+            "first.",
+            param="name",
+        )
+
+
+def keep(sandbox: Sandbox, snapshot: Snapshot) -> Snapshot:
+    """Keep `snapshot` under its name (replacing one of that name); 409 past a limit."""
+    check_room(sandbox, snapshot.name, snapshot.size)
+    sandbox.snapshots.named[snapshot.name] = snapshot
+    return snapshot
+
+
 def take(sandbox: Sandbox, name: str) -> Snapshot:
     """Save the sandbox as `name` (replacing a snapshot of that name); call with no
     background work running."""
     from mockserver.engine.snapshots import file, state
 
+    check_room(sandbox, name)
     created_at = sandbox.store.now()
     with collector_paused():
         data = file.write(sandbox, created_at, state.capture(sandbox))
-    snapshot = sandbox.snapshots.named[name] = Snapshot(name, created_at, data)
-    return snapshot
+    return keep(sandbox, Snapshot(name, created_at, data))
 
 
 def put_back(sandbox: Sandbox, snapshot: Snapshot) -> None:
@@ -95,9 +125,17 @@ def put_back(sandbox: Sandbox, snapshot: Snapshot) -> None:
 
 
 def add_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
-    """Keep an uploaded snapshot file as `name`, once all of it has been read (into objects
-    that are then dropped: the file is read again at each restore); SnapshotError else. A
-    gzipped file is kept as its JSON."""
+    """Keep an uploaded snapshot file as `name` once `read_file` accepts it; 409 past a
+    limit."""
+    check_room(sandbox, name, len(data))
+    return keep(sandbox, read_file(sandbox, name, data))
+
+
+def read_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
+    """The snapshot of an uploaded file, once all of it has been read (into objects that are
+    then dropped: the file is read again at each restore); SnapshotError else. A gzipped file
+    is kept as its JSON. Changes nothing: it may run in a worker thread while the sandbox
+    serves (it only reads the sandbox's seed and settings)."""
     from mockserver.engine.snapshots import file
 
     with collector_paused():
@@ -105,9 +143,7 @@ def add_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
         _read(sandbox, parsed)
     if data.startswith(b"\x1f\x8b"):
         data = orjson.dumps(parsed)
-    snapshot = Snapshot(name, parsed["created_at"], data)
-    sandbox.snapshots.named[name] = snapshot
-    return snapshot
+    return Snapshot(name, parsed["created_at"], data)
 
 
 def _read(sandbox: Sandbox, parsed: dict[str, Any]) -> dict[str, Any]:

@@ -13,9 +13,11 @@ seeded objects and to times shifted from that start. `sha256` (of the compact JS
 checkpoint (what a state directory keeps) is the same object with `"snapshots"`: the named
 snapshots' files, each in full.
 
-Reading is bounded whatever the bytes: a size cap before and after decompression, JSON's own
-nesting limit, and a refusal (`SnapshotError`, 422 `param: "file"`) that names the first place
-that is wrong. Nothing in a file names a class or runs.
+Reading is bounded whatever the bytes: a size cap before and after decompression, a cap on
+what parsing would build for that size (`json_cost`: many tiny values cost far more than their
+bytes), JSON's own nesting limit, and a refusal (`SnapshotError`, 422 `param: "file"`) that
+names the first place that is wrong. Nothing in a file names a class or runs. A checkpoint is
+the server's own file and is not capped.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import orjson
 import mockserver
 from mockserver.core.errors import SnapshotError
 from mockserver.core.kinds import Invalid
+from mockserver.engine.snapshots import json_cost
 from mockserver.engine.snapshots.format3_streams import plain_streams
 
 if TYPE_CHECKING:
@@ -41,7 +44,12 @@ DAMAGED = (
     "The file is damaged: its state does not match its checksum ('sha256'; leave it out of a "
     "file edited by hand)."
 )
-MAX_BYTES = 256 << 20  # bytes of JSON a file may hold, once decompressed
+MAX_BYTES = (
+    1 << 30
+)  # bytes of JSON a file may hold, once decompressed (a full journal: 100s of MiB)
+# What a file's parsed values may take: this many times its bytes, or this many bytes if more.
+COST_PER_BYTE = 6
+COST_FLOOR = 64 << 20
 _GZIP = b"\x1f\x8b"
 _PICKLE = b"MOCKSNAP\n"  # the header of the files of mockserver 0.x before the data format
 
@@ -138,8 +146,8 @@ def envelope(data: bytes, *, checkpoint: bool = False) -> dict[str, Any]:
             "The file is a snapshot of an earlier mockserver, whose format could run code when "
             "loaded and is no longer read. Take the snapshot again with this version."
         )
-    if len(data) > MAX_BYTES:
-        raise SnapshotError(f"The file holds more than {MAX_BYTES >> 20} MiB of JSON.")
+    if not checkpoint:
+        _check_size(data)
     try:
         parsed = orjson.loads(data)
     except orjson.JSONDecodeError as error:
@@ -160,6 +168,18 @@ def envelope(data: bytes, *, checkpoint: bool = False) -> dict[str, Any]:
         if type(parsed[name]) is not int:
             raise SnapshotError(f"The file's {name!r} must be a whole number.")
     return parsed
+
+
+def _check_size(data: bytes) -> None:
+    """Refuse JSON past MAX_BYTES, or whose values would take more memory than its size allows."""
+    if len(data) > MAX_BYTES:
+        raise SnapshotError(f"The file holds more than {MAX_BYTES >> 20} MiB of JSON.")
+    if json_cost.estimate(data) > max(COST_FLOOR, COST_PER_BYTE * len(data)):
+        raise SnapshotError(
+            "The file is not a mockserver snapshot: it holds far more small values for its "
+            f"size than a snapshot does (reading it would take more than {COST_PER_BYTE} times "
+            "its size in memory)."
+        )
 
 
 def _migrated(parsed: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from mockserver.scenarios.loader import (
     looks_like_seed,
     read_scenario_text,
 )
+from tests.support.scenarios import alias_bomb
 
 GOOD = """\
 name: demo
@@ -293,3 +294,12 @@ def test_reading_past_the_problems_keeps_the_parts_that_passed() -> None:
 def test_a_file_that_is_not_a_mapping_is_one_problem_even_when_read_past_problems() -> None:
     with pytest.raises(ScenarioError, match=r"^x.yaml:1: the top level must be a mapping$"):
         read_scenario_text("- 1\n- 2\n", "x.yaml")
+
+
+def test_yaml_aliases_are_refused_at_the_first_one() -> None:
+    error = error_of(alias_bomb(6))
+    assert str(error) == (
+        "bad.yaml:9: YAML aliases are not allowed (found '*a'): write the value out in full"
+    )
+    error = error_of("name: x\ndescription: &d text\nrules:\n  - name: *d\n")
+    assert str(error).startswith("bad.yaml:4: YAML aliases are not allowed (found '*d')")

@@ -754,6 +754,39 @@ def test_whole_file_problems(tmp_path: Path, text: str, line: int, message: str)
     assert message in err.message
 
 
+# Nine levels of nine aliases: a few hundred bytes that, written out, are 9**9 strings.
+BOMB = "lols:\n  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"  {name}: &{name} [{', '.join([f'*{before}'] * 9)}]\n"
+    for before, name in zip("abcdefgh", "bcdefghi", strict=True)
+)
+OWNER = "- {email: alice@test.example, role: owner}"
+# BASE with two anchors, which alone are harmless
+ANCHORED = mutate("    name: Test Inc.\n", "    name: &n Test Inc.\n").replace(
+    OWNER, OWNER[:2] + "&m " + OWNER[2:]
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line"),
+    [
+        ("        name: Alice", "        name: *n", 8),
+        ("        name: Alice", "        <<: {name: *n}", 8),
+        ("role: owner}\n", "role: owner}\n              - {<<: *m, email: b@test.example}\n", 27),
+        ("reference_time", BOMB + "reference_time", 57),
+    ],
+    ids=["alias", "alias in a merge", "merge key", "nested aliases"],
+)
+def test_yaml_aliases_are_refused_at_their_line(
+    tmp_path: Path, old: str, new: str, line: int
+) -> None:
+    """Aliases are refused, at the first one, before anything is built from them."""
+    load_seed_text(ANCHORED, "seed.yaml")
+    assert old in ANCHORED
+    err = error_of(tmp_path, ANCHORED.replace(old, new, 1))
+    assert err.line == line, str(err)
+    assert err.message.startswith("YAML aliases are not allowed (found '*"), str(err)
+
+
 def test_missing_file_is_a_seed_error(tmp_path: Path) -> None:
     with pytest.raises(SeedError, match=r"nope\.yaml:1: cannot read seed file"):
         load_seed(tmp_path / "nope.yaml")
@@ -828,11 +861,13 @@ def test_json_lines_inside_a_block_scalar_stay_text() -> None:
     assert parse_yaml(text)["note"] == '- {"a": 1}\n- {"b": 2}\n'
 
 
-def test_json_lines_share_anchors_like_yaml() -> None:
-    text = 'a: &x\n  - {"c": 3}\n  - {"d": 4}\nb: *x\n'
-    value = parse_yaml(text)
-    assert value == reference(text)[1]
-    assert value["a"] is value["b"]
+def test_aliases_are_refused_on_both_paths() -> None:
+    """An alias is refused whether the anchored list is JSON lines or YAML, at the alias."""
+    for items in ('  - {"c": 3}\n  - {"d": 4}\n', "  - c: 3\n  - d: 4\n"):
+        text = f"a: &x\n{items}b: *x\n"
+        assert reference(text)[0]
+        with pytest.raises(SeedError, match=r"^<text>:4: YAML aliases are not allowed"):
+            parse_yaml(text)
 
 
 def test_a_file_naming_the_private_tag_is_read_by_yaml_alone() -> None:
