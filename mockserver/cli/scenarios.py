@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
 
 if TYPE_CHECKING:
-    from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.sandbox import SandboxState
 
 
 def scenario_path(given: Path) -> Path:
@@ -34,7 +34,7 @@ class Validator:
 
     def __init__(self, seed: Path | None = None) -> None:
         self.seed = seed
-        self._sandbox: Sandbox | None = None
+        self._sandbox: SandboxState | None = None
 
     def check(self, given: Path) -> tuple[Path, str]:
         """Check a seed or a scenario (told apart by content; a bare name is a shipped
@@ -65,13 +65,13 @@ class Validator:
             raise ScenarioError.every(problems)
         return path, "scenario"
 
-    def sandbox(self) -> Sandbox:
+    def sandbox(self) -> SandboxState:
         """The sandbox scenarios are checked against; a bad seed raises its SeedError."""
         if self._sandbox is None:
-            from mockserver.engine.sandbox import Sandbox
+            from mockserver.engine.sandbox import SandboxState
 
             settings = Settings(seed_path=self.seed, clock_mode="frozen")
-            self._sandbox = Sandbox.build(settings)
+            self._sandbox = SandboxState.build(settings)
         return self._sandbox
 
 

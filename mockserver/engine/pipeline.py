@@ -47,7 +47,7 @@ Dispatch = Callable[[RequestState], Awaitable[Response]]
 
 
 class Answered(NamedTuple):
-    """An API request once answered, as the callbacks of `Sandbox.observe` get it: `account`
+    """An API request once answered, as the callbacks of `SandboxState.observe` get it: `account`
     is the account of its key (or of the account sandbox that answered it), None without one;
     `explain` the `check: message` line of an error answer (as `X-Mock-Explain` has it), None
     for a success; `seconds` the time the sandbox took; `at` the mock clock's time when it came

@@ -1,6 +1,6 @@
 """The sandbox: one object that owns everything a mock instance is, with no HTTP in it.
 
-`Sandbox.build(settings)` loads the seed (raising SeedError before anything runs) and wires the
+`SandboxState.build(settings)` loads the seed (raising SeedError before anything runs) and wires the
 parts together: the store (worlds, clock, scheduler, credentials, idempotency and rate
 windows), the scenario engine, the webhook delivery engine, the request journal and the
 account factory. `api` runs the `/v1` operations (typed calls to typed answers); `control` is
@@ -8,7 +8,7 @@ the facade that every way of steering the sandbox calls: the
 `/_mock` endpoints, the inspector, the CLI and the pytest plugin.
 
 The server's sandbox also holds the sandboxes of the accounts made through the control plane
-(`tenants`, engine/accounts): each is a `Sandbox` too (`for_account`), with no control plane
+(`tenants`, engine/accounts): each is a `SandboxState` too (`for_account`), with no control plane
 of its own, answering the requests that carry its keys.
 
 The web layer (`mockserver.web.app.create_app`) builds one sandbox and serves it.
@@ -31,11 +31,10 @@ from mockserver.engine.api import Api
 from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
 from mockserver.engine.control_plane.call import browser_guard
-from mockserver.engine.control_plane.health import HEALTH, health, is_health_check
 from mockserver.engine.control_plane.routes import control_routes
 from mockserver.engine.journal import AccountJournal, Journal
 from mockserver.engine.pipeline import Observer, Pipeline
-from mockserver.engine.request import BodyReader, Request, Response
+from mockserver.engine.request import Response, Serve
 from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Route, Router
 from mockserver.engine.snapshots import Snapshots
@@ -48,7 +47,7 @@ if TYPE_CHECKING:
     from mockserver.engine.durable.log import Durability
 
 
-class Sandbox:
+class SandboxState:
     """Worlds, clock, scheduler, scenarios, journal and webhooks of one mock instance."""
 
     def __init__(
@@ -79,7 +78,7 @@ class Sandbox:
         routes = self.api.routes() + (control_routes(self) if control_plane else [])
         self.router = Router(routes)
         # The sandboxes of the accounts made through the control plane (the server's only).
-        self.tenants = AccountSandboxes(self, Sandbox.for_account) if account is None else None
+        self.tenants = AccountSandboxes(self, SandboxState.for_account) if account is None else None
         self.pipeline = Pipeline(
             store,
             scenarios,
@@ -92,18 +91,15 @@ class Sandbox:
             observers=[] if observers is None else observers,
             account=account,
         )
-        self._serve = self.pipeline.serve  # a durable sandbox logs around it
+        # The way a request enters the app that serves this sandbox, below its durable log:
+        # the log's replay and a trigger's own requests come in there. The app sets it when it
+        # builds its middleware (`serve_through`); a sandbox with no app runs its pipeline.
+        self.serve: Serve = self.pipeline.serve
         self.durability: Durability | None = None
 
-    async def handle(self, request: Request, *, body: BodyReader | None = None) -> Response:
-        """The sandbox's answer to `request`: every step the HTTP server would take (request
-        id, journal, authentication, regions, rate limits, idempotency, scenarios, due timers,
-        the error envelope), `/_mock` requests included. `body` reads a body still arriving
-        (the HTTP server's); without it, `request.body` is the body. A health check is
-        answered before any of that (`control_plane/health.py`)."""
-        if request.path == HEALTH and is_health_check(request):
-            return health()
-        return await self._serve(request, body)
+    def serve_through(self, serve: Serve) -> None:
+        """Enter the app that serves this sandbox through `serve` (below its durable log)."""
+        self.serve = serve
 
     def observe(self, observer: Observer) -> None:
         """Call `observer` with every API request (not `/_mock`) once answered, this sandbox's
@@ -127,7 +123,7 @@ class Sandbox:
     @classmethod
     def build(
         cls, settings: Settings, seed: SeedData | None = None, *, clock: Clock | None = None
-    ) -> Sandbox:
+    ) -> SandboxState:
         """A sandbox from `settings` (and the seed, when already loaded; and its clock, when
         made already): a bad seed or scenario raises its load error before anything is built
         around it. With `settings.state_dir`, the sandbox is durable: its checkpoint is loaded
@@ -156,13 +152,12 @@ class Sandbox:
             from mockserver.engine.durable.log import make_durable
 
             sandbox.durability = make_durable(sandbox, opened)
-            sandbox._serve = sandbox.durability.serve
         return sandbox
 
     @classmethod
     def for_account(
-        cls, server: Sandbox, made: NewAccount, random_seed: int, clock: Clock
-    ) -> Sandbox:
+        cls, server: SandboxState, made: NewAccount, random_seed: int, clock: Clock
+    ) -> SandboxState:
         """The sandbox of one account made through the control plane: a store whose seed is
         that account as created (so its reset puts it back so), on `clock` (its own, or a
         `FollowClock` of the server's), with id streams of `random_seed`, request ids of its

@@ -1,6 +1,7 @@
-"""The HTTP server's side of a sandbox: an ASGI request becomes a `Request`, the sandbox's
-`Response` becomes ASGI messages. Nothing here decides how the API behaves; compression and
-transport faults are middleware around it (`app.py`).
+"""ASGI and the sandbox's values, both ways: an ASGI request becomes a `Request` and the
+sandbox's `Response` becomes ASGI messages (`Adapter`); a `Request` is answered by an ASGI app
+(`answer`: what `Sandbox.handle`, a durable log's replay and a trigger's own requests enter
+through). Nothing here decides how the API behaves; that is the middleware's (`app.py`).
 
 The body is handed over as a reader, so the sandbox reads it when the request's turn comes (a
 keyed POST holds its key while a slow body arrives).
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketClose
 
 from mockserver.engine.request import (
@@ -20,7 +21,7 @@ from mockserver.engine.request import (
     Request,
     Response,
 )
-from mockserver.engine.sandbox import Sandbox
+from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
 
 
@@ -82,11 +83,60 @@ def request_of(scope: Scope) -> Request:
     )
 
 
+def scope_of(request: Request) -> Scope:
+    """The ASGI HTTP scope of a `Request` (the inverse of `request_of`)."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": request.method,
+        "scheme": request.scheme,
+        "path": request.path,
+        "query_string": request.query,
+        "root_path": request.root_path,
+        "headers": request.headers,
+        "client": request.client,
+        "server": request.server,
+        "state": {},
+    }
+
+
+async def answer(app: ASGIApp, request: Request) -> Response:
+    """`app`'s answer to `request`, its body given whole: the status, headers and body it
+    sent, or the answer a transport fault rode on (`TransportFaultError`)."""
+    body_sent = False
+
+    async def receive() -> Message:
+        nonlocal body_sent
+        if body_sent:
+            return {"type": "http.disconnect"}
+        body_sent = True
+        return {"type": "http.request", "body": request.body, "more_body": False}
+
+    status = 500
+    headers: HeaderLines = []
+    chunks: list[bytes] = []
+
+    async def send(message: Message) -> None:
+        nonlocal status, headers
+        if message["type"] == "http.response.start":
+            status = message["status"]
+            headers = header_lines(message.get("headers") or [])
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    try:
+        await app(scope_of(request), receive, send)
+    except TransportFaultError as faulted:
+        return faulted.response
+    return Response(status, headers, b"".join(chunks))
+
+
 class Adapter:
     """The ASGI app of one sandbox's requests; a WebSocket is closed at once, as the API has
     none."""
 
-    def __init__(self, sandbox: Sandbox) -> None:
+    def __init__(self, sandbox: SandboxState) -> None:
         self.sandbox = sandbox
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -97,15 +147,16 @@ class Adapter:
             await WebSocketClose()(scope, receive, send)
             return
         try:
-            response = await self.sandbox.handle(request_of(scope), body=body_reader(receive))
+            response = await self.sandbox.pipeline.serve(request_of(scope), body_reader(receive))
         except Disconnected:
             return
         if response.fault is not None:
             raise TransportFaultError(response)
-        await _send(response, send)
+        await send_response(response, send)
 
 
-async def _send(response: Response, send: Send) -> None:
+async def send_response(response: Response, send: Send) -> None:
+    """Send `response` whole as ASGI messages."""
     start: Message = {
         "type": "http.response.start",
         "status": response.status,

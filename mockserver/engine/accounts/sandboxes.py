@@ -28,9 +28,9 @@ from mockserver.engine.request import Request
 if TYPE_CHECKING:
     from mockserver.engine.accounts.spec import AccountSpec  # with the first account made
     from mockserver.engine.pipeline import Pipeline
-    from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.sandbox import SandboxState
 
-Build = Callable[["Sandbox", NewAccount, int, Clock], "Sandbox"]
+Build = Callable[["SandboxState", NewAccount, int, Clock], "SandboxState"]
 
 _DOWNLOAD = re.compile(r"/v1/audit_logs/export/([^/]+)/download$")
 
@@ -42,7 +42,7 @@ class AccountSandbox:
     spec: AccountSpec
     made: NewAccount  # the account and its keys as created
     random_seed: int  # of its id streams
-    sandbox: Sandbox
+    sandbox: SandboxState
 
     @property
     def id(self) -> str:
@@ -59,7 +59,7 @@ class AccountSandbox:
 class AccountSandboxes:
     """The account sandboxes of one server sandbox, by account id, name and key."""
 
-    def __init__(self, server: Sandbox, build: Build) -> None:
+    def __init__(self, server: SandboxState, build: Build) -> None:
         self.server = server
         self._build = build
         self.by_id: dict[str, AccountSandbox] = {}

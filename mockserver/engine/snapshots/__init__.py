@@ -24,7 +24,7 @@ from mockserver.core.memory import collector_paused
 # snapshot, like most test sessions', does not pay for importing them.
 
 if TYPE_CHECKING:
-    from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.sandbox import SandboxState
 
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
@@ -63,7 +63,7 @@ def check_name(name: Any) -> str:
     return name
 
 
-def find(sandbox: Sandbox, name: str) -> Snapshot:
+def find(sandbox: SandboxState, name: str) -> Snapshot:
     """The snapshot called `name`; 404 if there is none."""
     snapshot = sandbox.snapshots.named.get(name)
     if snapshot is None:
@@ -71,7 +71,7 @@ def find(sandbox: Sandbox, name: str) -> Snapshot:
     return snapshot
 
 
-def take(sandbox: Sandbox, name: str) -> Snapshot:
+def take(sandbox: SandboxState, name: str) -> Snapshot:
     """Save the sandbox as `name` (replacing a snapshot of that name); call with no
     background work running."""
     from mockserver.engine.snapshots import file, state
@@ -83,7 +83,7 @@ def take(sandbox: Sandbox, name: str) -> Snapshot:
     return snapshot
 
 
-def put_back(sandbox: Sandbox, snapshot: Snapshot) -> None:
+def put_back(sandbox: SandboxState, snapshot: Snapshot) -> None:
     """Restore a named snapshot: SnapshotError, and nothing changed, if it does not read. Its
     bytes were checked when it was saved or uploaded and never change: its checksum is not
     worked out again."""
@@ -94,7 +94,7 @@ def put_back(sandbox: Sandbox, snapshot: Snapshot) -> None:
         state.apply(sandbox, _read(sandbox, parsed))
 
 
-def add_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
+def add_file(sandbox: SandboxState, name: str, data: bytes) -> Snapshot:
     """Keep an uploaded snapshot file as `name`, once all of it has been read (into objects
     that are then dropped: the file is read again at each restore); SnapshotError else. A
     gzipped file is kept as its JSON."""
@@ -110,7 +110,7 @@ def add_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
     return snapshot
 
 
-def _read(sandbox: Sandbox, parsed: dict[str, Any]) -> dict[str, Any]:
+def _read(sandbox: SandboxState, parsed: dict[str, Any]) -> dict[str, Any]:
     from mockserver.core.kinds import Invalid
     from mockserver.engine.snapshots import file, state
 
@@ -123,7 +123,7 @@ def _read(sandbox: Sandbox, parsed: dict[str, Any]) -> dict[str, Any]:
         raise SnapshotError("The snapshot is nested too deep.") from None
 
 
-def checkpoint(sandbox: Sandbox) -> bytes:
+def checkpoint(sandbox: SandboxState) -> bytes:
     """The whole sandbox and its named snapshots as one file (what a state directory keeps):
     call with no background work running."""
     from mockserver.engine.snapshots import file, state
@@ -136,7 +136,7 @@ def checkpoint(sandbox: Sandbox) -> bytes:
     return file.write(sandbox, sandbox.store.now(), captured, snapshots=named)
 
 
-def load_checkpoint(sandbox: Sandbox, data: bytes) -> None:
+def load_checkpoint(sandbox: SandboxState, data: bytes) -> None:
     """Put back what `checkpoint` wrote (SnapshotError if it cannot be loaded here). The named
     snapshots in it are checked to be this server's; each is read in full when restored."""
     from mockserver.engine.snapshots import file, state
@@ -159,6 +159,6 @@ def load_checkpoint(sandbox: Sandbox, data: bytes) -> None:
     sandbox.snapshots.named = named
 
 
-def listing(sandbox: Sandbox) -> list[Snapshot]:
+def listing(sandbox: SandboxState) -> list[Snapshot]:
     """The named snapshots, oldest saved first."""
     return list(sandbox.snapshots.named.values())
