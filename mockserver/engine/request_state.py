@@ -19,13 +19,14 @@ from mockserver.engine.request import BodyReader, Request
 class RequestState:
     """One request and what the steps learn about it.
 
-    `path`: without the regional prefix; `region`: routed (`us`, `eu`, or None for the
-    account's default); `authorization`: the request's one `Authorization` value, as the
-    credential step read it; `principal`: the caller the rate limits resolved; `parsed_body`:
-    the body's bytes and object when the idempotency fingerprint parsed it; `operation`: the
-    permission the operation required (None until one ran); `rule`: the scenario rule that
-    answered; `explain`: why the request was refused (see engine.explain); `chaos`: the
-    journal's mark of a scenario's chaos (see engine.faults)."""
+    `path`: without the regional prefix; `path_region`: the region that prefix named;
+    `region`: routed (`us`, `eu`, or None for the account's default); `authorization`: the
+    request's one `Authorization` value, as the credential step read it; `principal`: the
+    caller the rate limits resolved; `parsed_body`: the body's bytes and object when the
+    idempotency fingerprint parsed it; `operation`: the permission the operation required
+    (None until one ran); `rule`: the scenario rule that answered; `explain`: why the request
+    was refused (see engine.explain); `chaos`: the journal's mark of a scenario's chaos (see
+    engine.faults)."""
 
     __slots__ = (
         "_body",
@@ -37,6 +38,7 @@ class RequestState:
         "operation",
         "parsed_body",
         "path",
+        "path_region",
         "principal",
         "region",
         "request",
@@ -48,12 +50,14 @@ class RequestState:
         self,
         request: Request,
         path: str,
+        path_region: str | None,
         request_id: str,
         reader: BodyReader | None,
         entry: Entry | None,
     ) -> None:
         self.request = request
         self.path = path
+        self.path_region = path_region
         self.request_id = request_id
         self.entry = entry
         self.region: str | None = None

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from mockserver.core.clock import Clock
 from mockserver.core.config import Settings
+from mockserver.core.ids import IdFactory
 from mockserver.core.resources import data_dir, default_seed_path
 from mockserver.domain.accounts import AccountFactory, NewAccount
 from mockserver.domain.models import SeedData
@@ -32,9 +33,9 @@ from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
 from mockserver.engine.control_plane.call import browser_guard
 from mockserver.engine.control_plane.routes import control_routes
-from mockserver.engine.journal import AccountJournal, Journal
-from mockserver.engine.pipeline import Observer, Pipeline
-from mockserver.engine.request import Response, Serve
+from mockserver.engine.journal import AccountJournal, Journal, Observer
+from mockserver.engine.pipeline import Pipeline
+from mockserver.engine.request import Request, Response, Serve
 from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Route, Router
 from mockserver.engine.snapshots import Snapshots
@@ -82,19 +83,22 @@ class SandboxState:
         self.pipeline = Pipeline(
             store,
             scenarios,
-            self.router,
             self._dispatch,
-            journal if settings.admin else None,
             control_guard=browser_guard(settings.admin_token) if control_plane else None,
-            owner=self.tenants.owner if self.tenants is not None else None,
             outer_scenarios=outer_scenarios,
-            observers=[] if observers is None else observers,
-            account=account,
         )
+        # The control plane's request ids: a stream of their own, so that steering the sandbox
+        # (saving a snapshot, listing requests) changes nothing the sandbox holds. A reset
+        # starts it again, as it does every stream.
+        self.control_ids = self._control_ids()
+        store.reset_hooks.append(self._restart_control_ids)
+        # Told of every API request once answered (a request log); an account's sandbox
+        # shares the server's list.
+        self.observers: list[Observer] = [] if observers is None else observers
         # The way a request enters the app that serves this sandbox, below its durable log:
         # the log's replay and a trigger's own requests come in there. The app sets it when it
-        # builds its middleware (`serve_through`); a sandbox with no app runs its pipeline.
-        self.serve: Serve = self.pipeline.serve
+        # builds its middleware (`serve_through`); a sandbox with no app serves nothing.
+        self.serve: Serve = _no_app
         self.durability: Durability | None = None
 
     def serve_through(self, serve: Serve) -> None:
@@ -105,13 +109,20 @@ class SandboxState:
         """Call `observer` with every API request (not `/_mock`) once answered, this sandbox's
         and its accounts' alike: what a request log is made of. It runs on the request's path,
         so it must be quick and must not raise."""
-        self.pipeline.observers.append(observer)  # the list its accounts' pipelines share
+        self.observers.append(observer)  # the list its accounts' sandboxes share
 
     def add_pages(self, routes: list[Route]) -> None:
         """Serve more routes under `/_mock` (the inspector's pages), behind the control plane's
         routes and only with it."""
         if self.settings.admin:
             self.router.add(routes)
+
+    def _control_ids(self) -> IdFactory:
+        store = self.store
+        return IdFactory(store.random_seed, f"{store.streams}control-requests")
+
+    def _restart_control_ids(self) -> None:
+        self.control_ids = self._control_ids()
 
     async def _dispatch(self, state: RequestState) -> Response:
         found = self.router.find(state.request.method, state.path)
@@ -185,7 +196,7 @@ class SandboxState:
             journal,
             account=account.id,
             outer_scenarios=server.scenarios,
-            observers=server.pipeline.observers,  # one request log for all
+            observers=server.observers,  # one request log for all
         )
 
     def running(self) -> AbstractAsyncContextManager[None]:
@@ -195,6 +206,10 @@ class SandboxState:
         if self.durability is not None:
             return self.durability.running(self.webhooks.running())
         return self.webhooks.running()
+
+
+async def _no_app(request: Request) -> Response:
+    raise RuntimeError(f"no app serves this sandbox: {request.method} {request.path}")
 
 
 def _engines(

@@ -34,7 +34,7 @@ from typing import Any, TextIO
 import orjson
 
 from mockserver.core.clock import Clock, format_ts
-from mockserver.engine.pipeline import Answered
+from mockserver.engine.journal import Answered
 
 FORMATS = ("text", "json")
 

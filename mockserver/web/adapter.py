@@ -147,7 +147,8 @@ class Adapter:
             await WebSocketClose()(scope, receive, send)
             return
         try:
-            response = await self.sandbox.pipeline.serve(request_of(scope), body_reader(receive))
+            state = scope["state"]
+            response = await state["sandbox"].pipeline.serve(state["request"])
         except Disconnected:
             return
         if response.fault is not None:

@@ -20,8 +20,10 @@ from mockserver.core.config import Settings
 from mockserver.engine.sandbox import SandboxState
 from mockserver.web.adapter import Adapter
 from mockserver.web.inspector import inspector_routes
+from mockserver.web.middleware.accounts import Accounts
 from mockserver.web.middleware.durable_log import DurableLog
 from mockserver.web.middleware.health import Health
+from mockserver.web.middleware.journal import RequestJournal
 from mockserver.web.transport_faults import TransportFaults
 
 if TYPE_CHECKING:
@@ -42,6 +44,8 @@ def middleware(sandbox: SandboxState) -> list[Middleware]:
         Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
         Middleware(Health),
         Middleware(DurableLog, sandbox=sandbox),
+        Middleware(Accounts, sandbox=sandbox),
+        Middleware(RequestJournal),
     ]
 
 

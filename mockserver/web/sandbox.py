@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from starlette.applications import Starlette
 
 from mockserver.core.config import Settings
-from mockserver.engine.pipeline import Observer
+from mockserver.engine.journal import Observer
 from mockserver.engine.request import Request, Response
 from mockserver.engine.sandbox import SandboxState
 from mockserver.web.adapter import answer
