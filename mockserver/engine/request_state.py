@@ -26,7 +26,9 @@ class RequestState:
     idempotency fingerprint parsed it; `operation`: the permission the operation required
     (None until one ran); `rule`: the scenario rule that answered; `explain`: why the request
     was refused (see engine.explain); `chaos`: the journal's mark of a scenario's chaos (see
-    engine.faults)."""
+    engine.faults); `idempotency_keys`: the values of its `Idempotency-Key` headers, when the
+    operation takes one; `refused`: whether a step answered it with an error it raised;
+    `replayed`: the status and body of a kept answer it replayed."""
 
     __slots__ = (
         "_body",
@@ -35,12 +37,15 @@ class RequestState:
         "chaos",
         "entry",
         "explain",
+        "idempotency_keys",
         "operation",
         "parsed_body",
         "path",
         "path_region",
         "principal",
+        "refused",
         "region",
+        "replayed",
         "request",
         "request_id",
         "rule",
@@ -68,6 +73,9 @@ class RequestState:
         self.rule: str | None = None
         self.explain: Refusal | None = None
         self.chaos: dict[str, Any] | None = None
+        self.idempotency_keys: list[str] = []
+        self.refused = False
+        self.replayed: tuple[int, bytes] | None = None
         self._reader = reader
         self._body: bytes | None = None
 

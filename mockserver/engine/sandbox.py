@@ -34,11 +34,11 @@ from mockserver.engine.control import Control
 from mockserver.engine.control_plane.call import browser_guard
 from mockserver.engine.control_plane.routes import control_routes
 from mockserver.engine.journal import AccountJournal, Journal, Observer
-from mockserver.engine.pipeline import Pipeline
 from mockserver.engine.request import Request, Response, Serve
 from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Route, Router
 from mockserver.engine.snapshots import Snapshots
+from mockserver.engine.traffic import Traffic
 from mockserver.scenarios.engine import ScenarioEngine
 from mockserver.seeds.loader import load_seed
 from mockserver.seeds.world import load_world
@@ -80,13 +80,12 @@ class SandboxState:
         self.router = Router(routes)
         # The sandboxes of the accounts made through the control plane (the server's only).
         self.tenants = AccountSandboxes(self, SandboxState.for_account) if account is None else None
-        self.pipeline = Pipeline(
-            store,
-            scenarios,
-            self._dispatch,
-            control_guard=browser_guard(settings.admin_token) if control_plane else None,
-            outer_scenarios=outer_scenarios,
-        )
+        # The credential, rate-limit and idempotency rules on this sandbox's store.
+        self.traffic = Traffic(store, scenarios)
+        # Refuses a `/_mock` request a web page could send (the server's, with no admin token).
+        self.control_guard = browser_guard(settings.admin_token) if control_plane else None
+        # The server's scenarios, in an account's sandbox: they apply after the account's own.
+        self.outer_scenarios = outer_scenarios
         # The control plane's request ids: a stream of their own, so that steering the sandbox
         # (saving a snapshot, listing requests) changes nothing the sandbox holds. A reset
         # starts it again, as it does every stream.
@@ -124,7 +123,9 @@ class SandboxState:
     def _restart_control_ids(self) -> None:
         self.control_ids = self._control_ids()
 
-    async def _dispatch(self, state: RequestState) -> Response:
+    async def dispatch(self, state: RequestState) -> Response:
+        """The answer of the route the request's method and path find (the 404 envelope or a
+        trailing-slash redirect for none)."""
         found = self.router.find(state.request.method, state.path)
         if found is None:
             return self.router.unmatched(state.request, state.path)

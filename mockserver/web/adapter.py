@@ -9,6 +9,7 @@ keyed POST holds its key while a slow body arrives).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -21,7 +22,6 @@ from mockserver.engine.request import (
     Request,
     Response,
 )
-from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
 
 
@@ -101,18 +101,30 @@ def scope_of(request: Request) -> Scope:
     }
 
 
-async def answer(app: ASGIApp, request: Request) -> Response:
-    """`app`'s answer to `request`, its body given whole: the status, headers and body it
-    sent, or the answer a transport fault rode on (`TransportFaultError`)."""
-    body_sent = False
+Edit = Callable[[HeaderLines], HeaderLines]  # a middleware's change to an answer's headers
 
-    async def receive() -> Message:
-        nonlocal body_sent
-        if body_sent:
-            return {"type": "http.disconnect"}
-        body_sent = True
-        return {"type": "http.request", "body": request.body, "more_body": False}
 
+async def call_editing(
+    app: ASGIApp, scope: Scope, receive: Receive, send: Send, edit: Edit
+) -> None:
+    """Call `app`, with `edit` applied to the headers of the answer it gives: sent, or riding
+    on a transport fault."""
+
+    async def edited(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": edit(header_lines(message["headers"]))}
+        await send(message)
+
+    try:
+        await app(scope, receive, edited)
+    except TransportFaultError as faulted:
+        faulted.response.headers = edit(faulted.response.headers)
+        raise
+
+
+async def capture(app: ASGIApp, scope: Scope, receive: Receive) -> Response:
+    """`app`'s answer as a `Response` (nothing sent): the status, headers and body it sent,
+    or the answer a transport fault rode on."""
     status = 500
     headers: HeaderLines = []
     chunks: list[bytes] = []
@@ -126,33 +138,45 @@ async def answer(app: ASGIApp, request: Request) -> Response:
             chunks.append(message.get("body", b""))
 
     try:
-        await app(scope_of(request), receive, send)
+        await app(scope, receive, send)
     except TransportFaultError as faulted:
         return faulted.response
     return Response(status, headers, b"".join(chunks))
 
 
-class Adapter:
-    """The ASGI app of one sandbox's requests; a WebSocket is closed at once, as the API has
-    none."""
+async def answer(app: ASGIApp, request: Request) -> Response:
+    """`app`'s answer to `request`, its body given whole (see `capture`)."""
+    body_sent = False
 
-    def __init__(self, sandbox: SandboxState) -> None:
-        self.sandbox = sandbox
+    async def receive() -> Message:
+        nonlocal body_sent
+        if body_sent:
+            return {"type": "http.disconnect"}
+        body_sent = True
+        return {"type": "http.request", "body": request.body, "more_body": False}
+
+    return await capture(app, scope_of(request), receive)
+
+
+async def send_answer(response: Response, send: Send) -> None:
+    """Send `response`, or raise its transport fault for `TransportFaults` to act out."""
+    if response.fault is not None:
+        raise TransportFaultError(response)
+    await send_response(response, send)
+
+
+class Adapter:
+    """The ASGI app that answers what no middleware answered: the route of the request's
+    sandbox (`scope["state"]`); a WebSocket is closed at once, as the API has none."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """One request, answered whole (a client that left mid-body gets nothing). An answer
-        with a transport fault is raised for `TransportFaults`, outside compression, to act
-        out."""
+        """The route's answer, sent whole; an error is raised for the middleware to render,
+        and Disconnected when the client left before its body arrived."""
         if scope["type"] != "http":
             await WebSocketClose()(scope, receive, send)
             return
-        try:
-            state = scope["state"]
-            response = await state["sandbox"].pipeline.serve(state["request"])
-        except Disconnected:
-            return
-        if response.fault is not None:
-            raise TransportFaultError(response)
+        state = scope["state"]
+        response = await state["sandbox"].dispatch(state["request"])
         await send_response(response, send)
 
 

@@ -21,9 +21,16 @@ from mockserver.engine.sandbox import SandboxState
 from mockserver.web.adapter import Adapter
 from mockserver.web.inspector import inspector_routes
 from mockserver.web.middleware.accounts import Accounts
+from mockserver.web.middleware.authentication import Authentication
+from mockserver.web.middleware.control_guard import ControlGuard
 from mockserver.web.middleware.durable_log import DurableLog
+from mockserver.web.middleware.errors import Errors
+from mockserver.web.middleware.explain import Explain
 from mockserver.web.middleware.health import Health
+from mockserver.web.middleware.idempotency import Idempotency
 from mockserver.web.middleware.journal import RequestJournal
+from mockserver.web.middleware.query import Query
+from mockserver.web.middleware.scenarios import Scenarios
 from mockserver.web.transport_faults import TransportFaults
 
 if TYPE_CHECKING:
@@ -46,6 +53,13 @@ def middleware(sandbox: SandboxState) -> list[Middleware]:
         Middleware(DurableLog, sandbox=sandbox),
         Middleware(Accounts, sandbox=sandbox),
         Middleware(RequestJournal),
+        Middleware(Explain),
+        Middleware(ControlGuard),
+        Middleware(Authentication),
+        Middleware(Query),
+        Middleware(Idempotency),
+        Middleware(Errors),
+        Middleware(Scenarios),
     ]
 
 
@@ -65,8 +79,8 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     settings = settings or Settings()
     sandbox = SandboxState.build(settings, seed)
     app = Starlette(middleware=middleware(sandbox), lifespan=running)
-    app.router.default = Adapter(sandbox)  # what serves every request no route is declared for
-    # The inspector's pages go through the sandbox's pipeline, behind the control plane's guard.
+    app.router.default = Adapter()  # what serves every request no route is declared for
+    # The inspector's pages are routes of the sandbox's router, behind the control plane's guard.
     sandbox.add_pages(inspector_routes(app))
     state = app.state
     state.sandbox = sandbox

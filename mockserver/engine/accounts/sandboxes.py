@@ -205,8 +205,8 @@ class AccountSandboxes:
 
 
 def _bearer(headers: HeaderLines) -> str | None:
-    """The token of the `Authorization: Bearer` header the pipeline authenticates with, or
-    None: none, or two `Authorization` headers, which the server's pipeline refuses."""
+    """The token of the `Authorization: Bearer` header the request is authenticated with, or
+    None: none, or two `Authorization` headers, which the server refuses."""
     try:
         value, _ = credential_headers(headers)
     except AuthenticationError:

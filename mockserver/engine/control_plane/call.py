@@ -108,7 +108,7 @@ def check_admin_token(admin_token: str | None, given: str) -> None:
 
 
 def browser_guard(admin_token: str | None) -> Callable[[Request], None] | None:
-    """The check the pipeline makes of every `/_mock` request (inspector pages and unknown
+    """The check the guard middleware makes of every `/_mock` request (inspector pages, unknown
     paths included) before its body is read: the browser guard when no admin token is set (an
     empty one guards nothing), none with a token (the token is the guard, `guarded` checks it)."""
     return None if admin_token else origin_guard.check

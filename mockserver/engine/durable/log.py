@@ -12,7 +12,7 @@ The rule, for every input:
    a time, so the log's order is the order they changed it), the real clock's wall reading is
    pinned (`Clock.pin`: the mock clock reads the same time all through the input, as replay
    will) and the record is queued for the log;
-2. the pipeline runs the input (due timers first and last, at this point of the log), its
+2. the app below the log runs the input (due timers first and last, at this point of the log), its
    response is held back, and the lock is released;
 3. the response is sent once the log is on disk up to and including the record: flushes (one
    `write` of the queued records, one `fdatasync`) run one at a time in a thread, each covering

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mockserver.engine.pipeline import CONTROL_PLANE
+from mockserver.engine.reading import CONTROL_PLANE
 from mockserver.engine.sandbox import SandboxState
 from mockserver.web.adapter import header_lines
 

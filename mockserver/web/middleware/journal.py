@@ -20,9 +20,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mockserver.core.clock import http_date
 from mockserver.engine.explain import header_value, replayed
 from mockserver.engine.journal import Answered, Entry
-from mockserver.engine.pipeline import CONTROL_PLANE
-from mockserver.engine.reading import split_region
-from mockserver.engine.request import Response
+from mockserver.engine.reading import CONTROL_PLANE, split_region
+from mockserver.engine.request import Disconnected, Response
 from mockserver.engine.request_state import RequestState
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
@@ -73,6 +72,8 @@ class RequestJournal:
 
         try:
             await self.app(scope, receive, send_dated)
+        except Disconnected:
+            return  # the client left before its body arrived: no one to answer
         except TransportFaultError as faulted:
             response = faulted.response
             response.headers = [*response.headers, date]
