@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
+from starlette.requests import Request as StarletteRequest
+from starlette.responses import Response as StarletteResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketClose
 
@@ -178,6 +180,17 @@ class Adapter:
         state = scope["state"]
         response = await state["sandbox"].dispatch(state["request"])
         await send_response(response, send)
+
+
+async def route_of_sandbox(request: StarletteRequest, error: Exception) -> StarletteResponse:
+    """The app's answer when its routes know the path but not the method: the sandbox's router
+    answers (the 404 envelope, as for a path no route has), never Starlette's 405."""
+    state = request.scope["state"]
+    response = await state["sandbox"].dispatch(state["request"])
+    sent = StarletteResponse(status_code=response.status)
+    sent.body = response.body
+    sent.raw_headers = response.headers
+    return sent
 
 
 async def send_response(response: Response, send: Send) -> None:

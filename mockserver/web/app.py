@@ -18,7 +18,8 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from mockserver.core.config import Settings
 from mockserver.engine.sandbox import SandboxState
-from mockserver.web.adapter import Adapter
+from mockserver.web import api
+from mockserver.web.adapter import Adapter, route_of_sandbox
 from mockserver.web.inspector import inspector_routes
 from mockserver.web.middleware.accounts import Accounts
 from mockserver.web.middleware.authentication import Authentication
@@ -78,7 +79,15 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     background work with `async with app.state.sandbox.running():`."""
     settings = settings or Settings()
     sandbox = SandboxState.build(settings, seed)
-    app = Starlette(middleware=middleware(sandbox), lifespan=running)
+    app = Starlette(
+        routes=api.routes(sandbox.api),
+        middleware=middleware(sandbox),
+        lifespan=running,
+        exception_handlers={405: route_of_sandbox},
+    )
+    # What no route serves goes to the sandbox's router: the control plane, the inspector's
+    # pages, and the 404 envelope or trailing-slash redirect of an unknown URL.
+    app.router.redirect_slashes = False
     app.router.default = Adapter()  # what serves every request no route is declared for
     # The inspector's pages are routes of the sandbox's router, behind the control plane's guard.
     sandbox.add_pages(inspector_routes(app))

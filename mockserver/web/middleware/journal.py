@@ -55,6 +55,7 @@ class RequestJournal:
         request_id = (sandbox.control_ids if control else store.request_ids).new("req_")
         state = RequestState(request, path, path_region, request_id, body_reader(receive), entry)
         scope["state"]["request"] = state
+        scope["path"] = path  # what the routes match: one table serves all three base URLs
         arrived = store.clock.now()
         date = (b"date", http_date(arrived))
         answer = Response(0, [])
