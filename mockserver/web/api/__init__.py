@@ -17,17 +17,11 @@ from mockserver.web.api import (
 )
 from mockserver.web.api.operate import Endpoint, Run, api_routes
 
-ENDPOINTS: dict[Run, Endpoint] = {
-    **meta.ENDPOINTS,
-    **oauth.ENDPOINTS,
-    **vaults.ENDPOINTS,
-    **documents.ENDPOINTS,
-    **workflows.ENDPOINTS,
-    **audit_logs.ENDPOINTS,
-    **webhook_endpoints.ENDPOINTS,
-}
-
 
 def routes(api: Api) -> list[Route]:
-    """The routes of every operation of `api`'s table."""
-    return api_routes(api, ENDPOINTS)
+    """The routes of every operation of `api`'s table. The endpoints are looked up by the
+    operation functions the modules hold when the app is built, as the table is."""
+    endpoints: dict[Run, Endpoint] = {}
+    for module in (meta, oauth, vaults, documents, workflows, audit_logs, webhook_endpoints):
+        endpoints.update(module.endpoints())
+    return api_routes(api, endpoints)

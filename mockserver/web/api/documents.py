@@ -29,9 +29,11 @@ async def delete_document(request: Request) -> Response:
     return await operate(request, resources.delete_document)
 
 
-ENDPOINTS: dict[Run, Endpoint] = {
-    resources.list_documents: list_documents,
-    resources.create_document: create_document,
-    resources.get_document: get_document,
-    resources.delete_document: delete_document,
-}
+def endpoints() -> dict[Run, Endpoint]:
+    """Each operation's function (as the module has it now) and its endpoint."""
+    return {
+        resources.list_documents: list_documents,
+        resources.create_document: create_document,
+        resources.get_document: get_document,
+        resources.delete_document: delete_document,
+    }

@@ -19,4 +19,6 @@ async def token(request: Request) -> Response:
     return await operate(request, oauth.token)
 
 
-ENDPOINTS: dict[Run, Endpoint] = {oauth.authorize: authorize, oauth.token: token}
+def endpoints() -> dict[Run, Endpoint]:
+    """Each operation's function (as the module has it now) and its endpoint."""
+    return {oauth.authorize: authorize, oauth.token: token}

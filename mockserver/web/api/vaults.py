@@ -24,8 +24,10 @@ async def get_vault(request: Request) -> Response:
     return await operate(request, resources.get_vault)
 
 
-ENDPOINTS: dict[Run, Endpoint] = {
-    resources.list_vaults: list_vaults,
-    resources.create_vault: create_vault,
-    resources.get_vault: get_vault,
-}
+def endpoints() -> dict[Run, Endpoint]:
+    """Each operation's function (as the module has it now) and its endpoint."""
+    return {
+        resources.list_vaults: list_vaults,
+        resources.create_vault: create_vault,
+        resources.get_vault: get_vault,
+    }

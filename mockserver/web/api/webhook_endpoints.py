@@ -24,8 +24,10 @@ async def delete_endpoint(request: Request) -> Response:
     return await operate(request, webhook_endpoints.delete_endpoint)
 
 
-ENDPOINTS: dict[Run, Endpoint] = {
-    webhook_endpoints.list_endpoints: list_endpoints,
-    webhook_endpoints.create_endpoint: create_endpoint,
-    webhook_endpoints.delete_endpoint: delete_endpoint,
-}
+def endpoints() -> dict[Run, Endpoint]:
+    """Each operation's function (as the module has it now) and its endpoint."""
+    return {
+        webhook_endpoints.list_endpoints: list_endpoints,
+        webhook_endpoints.create_endpoint: create_endpoint,
+        webhook_endpoints.delete_endpoint: delete_endpoint,
+    }
