@@ -28,7 +28,7 @@ _WHERE = {
     "MockError": "mockserver.core.errors",
     "Request": "mockserver.engine.request",
     "Response": "mockserver.engine.request",
-    "Sandbox": "mockserver.engine.sandbox",
+    "Sandbox": "mockserver.web.sandbox",
     "Settings": "mockserver.core.config",
     "TransportFault": "mockserver.engine.request",
     "TransportFaultError": "mockserver.engine.transport_error",
@@ -39,9 +39,9 @@ if TYPE_CHECKING:
     from mockserver.core.config import Settings
     from mockserver.core.errors import MockError
     from mockserver.engine.request import Request, Response, TransportFault
-    from mockserver.engine.sandbox import Sandbox
     from mockserver.engine.transport_error import TransportFaultError
     from mockserver.web.app import create_app
+    from mockserver.web.sandbox import Sandbox
 
 
 def __getattr__(name: str) -> Any:

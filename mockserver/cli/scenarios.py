@@ -13,7 +13,7 @@ from pathlib import Path
 from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
 from mockserver.core.errors import LoadError, ScenarioError
 from mockserver.core.shipped import data_dir
-from mockserver.engine.sandbox import Sandbox
+from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.snapshots.schema import snapshot_schema
 from mockserver.scenarios.files import scenario_file
 from mockserver.scenarios.loader import load_scenario, looks_like_seed, read_scenario
@@ -39,7 +39,7 @@ class Validator:
 
     def __init__(self, seed: Path | None = None) -> None:
         self.seed = seed
-        self._sandbox: Sandbox | None = None
+        self._sandbox: SandboxState | None = None
 
     def check(self, given: Path) -> tuple[Path, str]:
         """Check a seed or a scenario (told apart by content; a bare name is a shipped
@@ -67,11 +67,11 @@ class Validator:
             raise ScenarioError.every(problems)
         return path, "scenario"
 
-    def sandbox(self) -> Sandbox:
+    def sandbox(self) -> SandboxState:
         """The sandbox scenarios are checked against; a bad seed raises its SeedError."""
         if self._sandbox is None:
             settings = Settings(seed_path=self.seed, clock_mode="frozen")
-            self._sandbox = Sandbox.build(settings)
+            self._sandbox = SandboxState.build(settings)
         return self._sandbox
 
 

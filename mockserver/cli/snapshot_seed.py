@@ -18,7 +18,7 @@ from mockserver.core.clock import format_ts
 from mockserver.core.config import Settings
 from mockserver.core.errors import ApiError
 from mockserver.engine import snapshots
-from mockserver.engine.sandbox import Sandbox
+from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.snapshots.file import envelope
 
 Command = Callable[..., argparse.ArgumentParser]
@@ -56,7 +56,7 @@ def run(file: Path, seed: Path | None) -> int:
             start_time=format_ts(head["start"]),
             clock_mode="frozen",
         )
-        sandbox = Sandbox.build(settings)
+        sandbox = SandboxState.build(settings)
         snapshot = snapshots.add_file(sandbox, "file", data)
         snapshots.put_back(sandbox, snapshot)
         sys.stdout.write(sandbox.control.seed_file())

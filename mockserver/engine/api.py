@@ -49,7 +49,7 @@ def refuse_repeated(query: dict[str, str], pairs: list[tuple[str, str]]) -> None
 class Api:
     """The `/v1` operations of one sandbox (its store and webhook engine)."""
 
-    __slots__ = ("_openapi", "operations", "store", "webhooks")
+    __slots__ = ("_by_run", "_openapi", "operations", "store", "webhooks")
 
     def __init__(self, store: Store, webhooks: DeliveryEngine) -> None:
         self.store = store
@@ -123,6 +123,19 @@ class Api:
             ),
             Operation("GET", "/v1/openapi.json", None, "", self.openapi_document),
         )
+
+        # By the function that runs it: how an endpoint names its operation.
+        self._by_run = {self.key(operation.run): operation for operation in self.operations}
+
+    @staticmethod
+    def key(run: Callable[..., Answer]) -> Callable[..., Answer]:
+        """What names an operation: its function (a bound method's function)."""
+        function: Callable[..., Answer] = getattr(run, "__func__", run)
+        return function
+
+    def operation_of(self, run: Callable[..., Answer]) -> Operation:
+        """The operation `run` runs (KeyError for none)."""
+        return self._by_run[self.key(run)]
 
     def authorize(
         self, operation: Operation, authorization: str | None, principal: Principal | None

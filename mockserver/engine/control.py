@@ -29,7 +29,7 @@ from mockserver.webhooks.deliveries import Delivery
 # needs none of them.
 
 if TYPE_CHECKING:
-    from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.sandbox import SandboxState
     from mockserver.scenarios.model import Scenario
 
 KEY_MAX = 255
@@ -50,7 +50,7 @@ class ClockState(NamedTuple):
 class Control:
     """Reset, the clock, legal holds, scenarios, accounts and redelivery of one sandbox."""
 
-    def __init__(self, sandbox: Sandbox) -> None:
+    def __init__(self, sandbox: SandboxState) -> None:
         self._sandbox = sandbox
         self._store = sandbox.store
 
@@ -164,7 +164,7 @@ class Control:
 
         return tenants.open(AccountSpec(region, name, None))
 
-    def _sandboxes(self) -> list[Sandbox]:
+    def _sandboxes(self) -> list[SandboxState]:
         """This sandbox and, for the server's, every account sandbox."""
         tenants = self._sandbox.tenants
         return [self._sandbox, *(tenant.sandbox for tenant in tenants or ())]
@@ -208,7 +208,7 @@ class Control:
             )
         key = v.string(key, "key", max_len=KEY_MAX)
         sandbox = self._sandbox
-        call = self_caller(sandbox.pipeline, sandbox.settings.admin_token, origin, key)
+        call = self_caller(sandbox.serve, sandbox.settings.admin_token, origin, key)
         return await run_trigger(event_type, overrides, call)
 
     async def settle(self, timeout: float) -> tuple[bool, int]:

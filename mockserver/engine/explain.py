@@ -1,7 +1,7 @@
 """Why a request was refused: the journal's `explain` of an error answer.
 
 The check that refuses a request knows why; it says so on the error it raises
-(`ApiError.because`). The pipeline keeps a `refusal` (a tuple of what the error already holds)
+(`ApiError.because`). A refusing step keeps a `refusal` (a tuple of what the error already holds)
 on the journal entry, and `explanation` turns it into the journal's `explain` object when the
 journal is read: `{"check": C, "message": ..., <the check's fields>}`. An error raised without a
 reason gets the check its status stands for, so every error answer is explained.

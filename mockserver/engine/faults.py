@@ -2,7 +2,7 @@
 failing that the chaos rule that hits it, chaos latency (`chaos`), the rule's injected answer
 or transport fault (`faulted`: the fault rides on the response, for the HTTP adapter or the
 in-process transport to act out), the deprecation headers of a route, the explanation an
-injected error gets, and the request's facts as the rules match them. The pipeline applies the rules
+injected error gets, and the request's facts as the rules match them. Middleware applies the rules
 only while a scenario has armed something, after the request id is assigned and the regional
 prefix is stripped (so injected errors carry a real `req_` id); a forced rate-limit burst is
 answered before, by the traffic rules. The request body is read only when some rule matches

@@ -26,7 +26,7 @@ from mockserver.webhooks.deliveries import DELIVERY_STATUSES as DELIVERY_STATUSE
 from mockserver.webhooks.delivery import DeliveryEngine
 
 if TYPE_CHECKING:
-    from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.sandbox import SandboxState
 
 PAGE = 200  # rows a list view shows at most: newest first
 AUDIT_PAGE = 100  # audit events shown per chain (verification always reads the whole chain)
@@ -52,7 +52,7 @@ def clock(store: Store) -> dict[str, Any]:
     return {"now": format_ts(store.clock.now()), "mode": store.clock.shown_mode()}
 
 
-def watched(sandbox: Sandbox) -> dict[str, Any] | None:
+def watched(sandbox: SandboxState) -> dict[str, Any] | None:
     """The account sandbox a page shows (None: the whole server): id, name, own clock."""
     if sandbox.account is None:
         return None
@@ -61,7 +61,7 @@ def watched(sandbox: Sandbox) -> dict[str, Any] | None:
     return {"id": account.id, "name": account.name, "own_clock": own}
 
 
-def accounts(server: Sandbox) -> list[dict[str, Any]]:
+def accounts(server: SandboxState) -> list[dict[str, Any]]:
     """The accounts with a sandbox of their own, for the overview: id, name, region, clock,
     requests journaled."""
     requests = Counter(entry.account for entry in server.journal.entries())  # one pass

@@ -9,8 +9,8 @@ load (`Settings.journal_size`, 10,000 by default).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -18,6 +18,7 @@ from mockserver.core.clock import format_ts
 from mockserver.domain.auth import mask
 from mockserver.domain.kept_bytes import kept
 from mockserver.engine.explain import Explain, Refusal, explanation, replayed
+from mockserver.engine.request import Request, Response
 
 BODY_LIMIT = 16 * 1024
 
@@ -302,3 +303,22 @@ class AccountJournal(Journal):
             entry.account = self.account
         merged = sorted([*others, *entries], key=lambda entry: entry.seq)
         server.restore(server._seq, merged)
+
+
+class Answered(NamedTuple):
+    """An API request once answered, as the callbacks of `SandboxState.observe` get it: `account`
+    is the account of its key (or of the account sandbox that answered it), None without one;
+    `explain` the `check: message` line of an error answer (as `X-Mock-Explain` has it), None
+    for a success; `seconds` the time the sandbox took; `at` the mock clock's time when it came
+    in (its `Date`), on the clock of the sandbox that answered."""
+
+    request: Request
+    response: Response
+    request_id: str
+    account: str | None
+    explain: str | None
+    seconds: float
+    at: float
+
+
+Observer = Callable[[Answered], None]

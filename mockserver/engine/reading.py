@@ -30,6 +30,8 @@ REGIONS = ("us", "eu")
 _REGION_PREFIXES = {"/us/v1": "us", "/eu/v1": "eu"}
 _BAD_ESCAPE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 
+CONTROL_PLANE = "/_mock"  # where the control plane's paths start
+
 
 def first_header(headers: HeaderLines, name: bytes) -> bytes | None:
     """The value of the first `name` header (lowercase), or None."""

@@ -246,3 +246,7 @@ class Response:
 
     def __repr__(self) -> str:
         return f"Response({self.status}, {len(self.body)} bytes)"
+
+
+# A way in: a request, then its answer (the app below a durable log, as a trigger calls it).
+Serve = Callable[[Request], Awaitable[Response]]

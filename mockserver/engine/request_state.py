@@ -19,13 +19,16 @@ from mockserver.engine.request import BodyReader, Request
 class RequestState:
     """One request and what the steps learn about it.
 
-    `path`: without the regional prefix; `region`: routed (`us`, `eu`, or None for the
-    account's default); `authorization`: the request's one `Authorization` value, as the
-    credential step read it; `principal`: the caller the rate limits resolved; `parsed_body`:
-    the body's bytes and object when the idempotency fingerprint parsed it; `operation`: the
-    permission the operation required (None until one ran); `rule`: the scenario rule that
-    answered; `explain`: why the request was refused (see engine.explain); `chaos`: the
-    journal's mark of a scenario's chaos (see engine.faults)."""
+    `path`: without the regional prefix; `path_region`: the region that prefix named;
+    `region`: routed (`us`, `eu`, or None for the account's default); `authorization`: the
+    request's one `Authorization` value, as the credential step read it; `principal`: the
+    caller the rate limits resolved; `parsed_body`: the body's bytes and object when the
+    idempotency fingerprint parsed it; `operation`: the permission the operation required
+    (None until one ran); `rule`: the scenario rule that answered; `explain`: why the request
+    was refused (see engine.explain); `chaos`: the journal's mark of a scenario's chaos (see
+    engine.faults); `idempotency_keys`: the values of its `Idempotency-Key` headers, when the
+    operation takes one; `refused`: whether a step answered it with an error it raised;
+    `replayed`: the status and body of a kept answer it replayed."""
 
     __slots__ = (
         "_body",
@@ -34,11 +37,15 @@ class RequestState:
         "chaos",
         "entry",
         "explain",
+        "idempotency_keys",
         "operation",
         "parsed_body",
         "path",
+        "path_region",
         "principal",
+        "refused",
         "region",
+        "replayed",
         "request",
         "request_id",
         "rule",
@@ -48,12 +55,14 @@ class RequestState:
         self,
         request: Request,
         path: str,
+        path_region: str | None,
         request_id: str,
         reader: BodyReader | None,
         entry: Entry | None,
     ) -> None:
         self.request = request
         self.path = path
+        self.path_region = path_region
         self.request_id = request_id
         self.entry = entry
         self.region: str | None = None
@@ -64,6 +73,9 @@ class RequestState:
         self.rule: str | None = None
         self.explain: Refusal | None = None
         self.chaos: dict[str, Any] | None = None
+        self.idempotency_keys: list[str] = []
+        self.refused = False
+        self.replayed: tuple[int, bytes] | None = None
         self._reader = reader
         self._body: bytes | None = None
 

@@ -1,6 +1,6 @@
 """The sandbox: one object that owns everything a mock instance is, with no HTTP in it.
 
-`Sandbox.build(settings)` loads the seed (raising SeedError before anything runs) and wires the
+`SandboxState.build(settings)` loads the seed (raising SeedError before anything runs) and wires the
 parts together: the store (worlds, clock, scheduler, credentials, idempotency and rate
 windows), the scenario engine, the webhook delivery engine, the request journal and the
 account factory. `api` runs the `/v1` operations (typed calls to typed answers); `control` is
@@ -8,7 +8,7 @@ the facade that every way of steering the sandbox calls: the
 `/_mock` endpoints, the inspector, the CLI and the pytest plugin.
 
 The server's sandbox also holds the sandboxes of the accounts made through the control plane
-(`tenants`, engine/accounts): each is a `Sandbox` too (`for_account`), with no control plane
+(`tenants`, engine/accounts): each is a `SandboxState` too (`for_account`), with no control plane
 of its own, answering the requests that carry its keys.
 
 The web layer (`mockserver.web.app.create_app`) builds one sandbox and serves it.
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from mockserver.core.clock import Clock
 from mockserver.core.config import Settings
+from mockserver.core.ids import IdFactory
 from mockserver.core.shipped import data_dir, default_seed_path
 from mockserver.domain.accounts import AccountFactory, NewAccount
 from mockserver.domain.models import SeedData
@@ -31,14 +32,13 @@ from mockserver.engine.api import Api
 from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
 from mockserver.engine.control_plane.call import browser_guard
-from mockserver.engine.control_plane.health import HEALTH, health, is_health_check
 from mockserver.engine.control_plane.routes import control_routes
-from mockserver.engine.journal import AccountJournal, Journal
-from mockserver.engine.pipeline import Observer, Pipeline
-from mockserver.engine.request import BodyReader, Request, Response
+from mockserver.engine.journal import AccountJournal, Journal, Observer
+from mockserver.engine.request import Request, Response, Serve
 from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Route, Router
 from mockserver.engine.snapshots import Snapshots
+from mockserver.engine.traffic import Traffic
 from mockserver.scenarios.engine import ScenarioEngine
 from mockserver.seeds.loader import load_seed
 from mockserver.seeds.world import load_world
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from mockserver.engine.durable.log import Durability
 
 
-class Sandbox:
+class SandboxState:
     """Worlds, clock, scheduler, scenarios, journal and webhooks of one mock instance."""
 
     def __init__(
@@ -79,37 +79,36 @@ class Sandbox:
         routes = self.api.routes() + (control_routes(self) if control_plane else [])
         self.router = Router(routes)
         # The sandboxes of the accounts made through the control plane (the server's only).
-        self.tenants = AccountSandboxes(self, Sandbox.for_account) if account is None else None
-        self.pipeline = Pipeline(
-            store,
-            scenarios,
-            self.router,
-            self._dispatch,
-            journal if settings.admin else None,
-            control_guard=browser_guard(settings.admin_token) if control_plane else None,
-            owner=self.tenants.owner if self.tenants is not None else None,
-            outer_scenarios=outer_scenarios,
-            observers=[] if observers is None else observers,
-            account=account,
-        )
-        self._serve = self.pipeline.serve  # a durable sandbox logs around it
+        self.tenants = AccountSandboxes(self, SandboxState.for_account) if account is None else None
+        # The credential, rate-limit and idempotency rules on this sandbox's store.
+        self.traffic = Traffic(store, scenarios)
+        # Refuses a `/_mock` request a web page could send (the server's, with no admin token).
+        self.control_guard = browser_guard(settings.admin_token) if control_plane else None
+        # The server's scenarios, in an account's sandbox: they apply after the account's own.
+        self.outer_scenarios = outer_scenarios
+        # The control plane's request ids: a stream of their own, so that steering the sandbox
+        # (saving a snapshot, listing requests) changes nothing the sandbox holds. A reset
+        # starts it again, as it does every stream.
+        self.control_ids = self._control_ids()
+        store.reset_hooks.append(self._restart_control_ids)
+        # Told of every API request once answered (a request log); an account's sandbox
+        # shares the server's list.
+        self.observers: list[Observer] = [] if observers is None else observers
+        # The way a request enters the app that serves this sandbox, below its durable log:
+        # the log's replay and a trigger's own requests come in there. The app sets it when it
+        # builds its middleware (`serve_through`); a sandbox with no app serves nothing.
+        self.serve: Serve = _no_app
         self.durability: Durability | None = None
 
-    async def handle(self, request: Request, *, body: BodyReader | None = None) -> Response:
-        """The sandbox's answer to `request`: every step the HTTP server would take (request
-        id, journal, authentication, regions, rate limits, idempotency, scenarios, due timers,
-        the error envelope), `/_mock` requests included. `body` reads a body still arriving
-        (the HTTP server's); without it, `request.body` is the body. A health check is
-        answered before any of that (`control_plane/health.py`)."""
-        if request.path == HEALTH and is_health_check(request):
-            return health()
-        return await self._serve(request, body)
+    def serve_through(self, serve: Serve) -> None:
+        """Enter the app that serves this sandbox through `serve` (below its durable log)."""
+        self.serve = serve
 
     def observe(self, observer: Observer) -> None:
         """Call `observer` with every API request (not `/_mock`) once answered, this sandbox's
         and its accounts' alike: what a request log is made of. It runs on the request's path,
         so it must be quick and must not raise."""
-        self.pipeline.observers.append(observer)  # the list its accounts' pipelines share
+        self.observers.append(observer)  # the list its accounts' sandboxes share
 
     def add_pages(self, routes: list[Route]) -> None:
         """Serve more routes under `/_mock` (the inspector's pages), behind the control plane's
@@ -117,7 +116,16 @@ class Sandbox:
         if self.settings.admin:
             self.router.add(routes)
 
-    async def _dispatch(self, state: RequestState) -> Response:
+    def _control_ids(self) -> IdFactory:
+        store = self.store
+        return IdFactory(store.random_seed, f"{store.streams}control-requests")
+
+    def _restart_control_ids(self) -> None:
+        self.control_ids = self._control_ids()
+
+    async def dispatch(self, state: RequestState) -> Response:
+        """The answer of the route the request's method and path find (the 404 envelope or a
+        trailing-slash redirect for none)."""
         found = self.router.find(state.request.method, state.path)
         if found is None:
             return self.router.unmatched(state.request, state.path)
@@ -127,7 +135,7 @@ class Sandbox:
     @classmethod
     def build(
         cls, settings: Settings, seed: SeedData | None = None, *, clock: Clock | None = None
-    ) -> Sandbox:
+    ) -> SandboxState:
         """A sandbox from `settings` (and the seed, when already loaded; and its clock, when
         made already): a bad seed or scenario raises its load error before anything is built
         around it. With `settings.state_dir`, the sandbox is durable: its checkpoint is loaded
@@ -156,13 +164,12 @@ class Sandbox:
             from mockserver.engine.durable.log import make_durable
 
             sandbox.durability = make_durable(sandbox, opened)
-            sandbox._serve = sandbox.durability.serve
         return sandbox
 
     @classmethod
     def for_account(
-        cls, server: Sandbox, made: NewAccount, random_seed: int, clock: Clock
-    ) -> Sandbox:
+        cls, server: SandboxState, made: NewAccount, random_seed: int, clock: Clock
+    ) -> SandboxState:
         """The sandbox of one account made through the control plane: a store whose seed is
         that account as created (so its reset puts it back so), on `clock` (its own, or a
         `FollowClock` of the server's), with id streams of `random_seed`, request ids of its
@@ -190,7 +197,7 @@ class Sandbox:
             journal,
             account=account.id,
             outer_scenarios=server.scenarios,
-            observers=server.pipeline.observers,  # one request log for all
+            observers=server.observers,  # one request log for all
         )
 
     def running(self) -> AbstractAsyncContextManager[None]:
@@ -200,6 +207,10 @@ class Sandbox:
         if self.durability is not None:
             return self.durability.running(self.webhooks.running())
         return self.webhooks.running()
+
+
+async def _no_app(request: Request) -> Response:
+    raise RuntimeError(f"no app serves this sandbox: {request.method} {request.path}")
 
 
 def _engines(

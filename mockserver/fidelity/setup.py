@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from mockserver.core.config import Settings
-from mockserver.engine.sandbox import Sandbox
+from mockserver.engine.sandbox import SandboxState
 
 LOCK_AFTER: Final = 301  # seconds: just past the default lock delay, for `locked`
 PLACEHOLDER_ASSIGNEE: Final = "reviewer@example.com"
@@ -67,7 +67,7 @@ class SeedIds:
 
     def __init__(self, seed_path: Path | None = None) -> None:
         """`seed_path` None: the packaged default seed. SeedError for a bad seed."""
-        self._sandbox = Sandbox.build(Settings(seed_path=seed_path, clock_mode="frozen"))
+        self._sandbox = SandboxState.build(Settings(seed_path=seed_path, clock_mode="frozen"))
 
     def keys(self) -> list[str]:
         return list(self._sandbox.store.seed.keys)

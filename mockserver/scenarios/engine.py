@@ -1,6 +1,6 @@
 """The loaded scenarios of one server and the decisions they make.
 
-The request pipeline asks these questions of an API request: is this credential in a forced
+The scenario middleware asks these questions of an API request: is this credential in a forced
 429 burst (`forced_rate_limit`, asked only while `bursts` holds a rule), does a rule answer
 this request (`decide`), failing that does a chaos rule hit it (`chaos_decide`), how long does
 chaos delay it (`chaos_latency`), and is the route deprecated (`deprecation_for`). The webhook

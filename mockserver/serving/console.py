@@ -14,7 +14,7 @@ stopped (SIGTERM)` at the end and, with `--log-requests`, one line per API reque
 
 and the log records of uvicorn and of the mock (warnings, errors) as JSON objects on stderr.
 
-A request line is written by an observer of the sandbox (`Sandbox.observe`), called once a
+A request line is written by an observer of the sandbox (`SandboxState.observe`), called once a
 request is answered: with request lines off, none is installed and the request path does not
 change. `time` is the mock clock's, as everything the server records is, so a replayed run
 writes the same lines: a request's is the time it came in (its `Date`, on the clock of the
@@ -34,7 +34,7 @@ from typing import Any, TextIO
 import orjson
 
 from mockserver.core.clock import Clock, format_ts
-from mockserver.engine.pipeline import Answered
+from mockserver.engine.journal import Answered
 
 FORMATS = ("text", "json")
 

@@ -4,7 +4,7 @@ httpx's ASGITransport is async-only; `InProcessTransport` calls it through an an
 portal (`anyio.from_thread.start_blocking_portal`): an event loop in a thread of its own, which
 the transport starts and stops. The app runs on that one loop, as it would under uvicorn.
 ASGITransport runs no lifespan, so the transport enters the sandbox's background life
-(`Sandbox.running()`: the webhook client, the real clock's ticks) on the portal for as long as
+(`SandboxState.running()`: the webhook client, the real clock's ticks) on the portal for as long as
 it is open; work the app leaves running (a webhook attempt) goes on there between requests.
 
 A transport can outlive its clients: the pytest plugin keeps one for the session and hands each
@@ -24,7 +24,7 @@ from typing import Any, cast
 import anyio.from_thread
 import httpx
 
-from mockserver.engine.sandbox import Sandbox
+from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
 from mockserver.serving.asgi import ASGIApp
 from mockserver.testing.transport_faults import act_out
@@ -131,7 +131,7 @@ def _background(app: ASGIApp) -> AbstractAsyncContextManager[None] | None:
     for another ASGI app (one wrapping it), which then runs without, as under a server that
     runs no lifespan."""
     sandbox = getattr(getattr(app, "state", None), "sandbox", None)
-    return None if sandbox is None else cast(Sandbox, sandbox).running()
+    return None if sandbox is None else cast(SandboxState, sandbox).running()
 
 
 async def _loop_and_tasks() -> tuple[asyncio.AbstractEventLoop, set[asyncio.Task[Any]]]:

@@ -1,6 +1,7 @@
-"""The HTTP server's side of a sandbox: an ASGI request becomes a `Request`, the sandbox's
-`Response` becomes ASGI messages. Nothing here decides how the API behaves; compression and
-transport faults are middleware around it (`app.py`).
+"""ASGI and the sandbox's values, both ways: an ASGI request becomes a `Request` and the
+sandbox's `Response` becomes ASGI messages (`Adapter`); a `Request` is answered by an ASGI app
+(`answer`: what `Sandbox.handle`, a durable log's replay and a trigger's own requests enter
+through). Nothing here decides how the API behaves; that is the middleware's (`app.py`).
 
 The body is handed over as a reader, so the sandbox reads it when the request's turn comes (a
 keyed POST holds its key while a slow body arrives).
@@ -8,9 +9,12 @@ keyed POST holds its key while a slow body arrives).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 
-from starlette.types import Message, Receive, Scope, Send
+from starlette.requests import Request as StarletteRequest
+from starlette.responses import Response as StarletteResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketClose
 
 from mockserver.engine.request import (
@@ -20,7 +24,6 @@ from mockserver.engine.request import (
     Request,
     Response,
 )
-from mockserver.engine.sandbox import Sandbox
 from mockserver.engine.transport_error import TransportFaultError
 
 
@@ -82,30 +85,116 @@ def request_of(scope: Scope) -> Request:
     )
 
 
-class Adapter:
-    """The ASGI app of one sandbox's requests; a WebSocket is closed at once, as the API has
-    none."""
+def scope_of(request: Request) -> Scope:
+    """The ASGI HTTP scope of a `Request` (the inverse of `request_of`)."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": request.method,
+        "scheme": request.scheme,
+        "path": request.path,
+        "query_string": request.query,
+        "root_path": request.root_path,
+        "headers": request.headers,
+        "client": request.client,
+        "server": request.server,
+        "state": {},
+    }
 
-    def __init__(self, sandbox: Sandbox) -> None:
-        self.sandbox = sandbox
+
+Edit = Callable[[HeaderLines], HeaderLines]  # a middleware's change to an answer's headers
+
+
+async def call_editing(
+    app: ASGIApp, scope: Scope, receive: Receive, send: Send, edit: Edit
+) -> None:
+    """Call `app`, with `edit` applied to the headers of the answer it gives: sent, or riding
+    on a transport fault."""
+
+    async def edited(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": edit(header_lines(message["headers"]))}
+        await send(message)
+
+    try:
+        await app(scope, receive, edited)
+    except TransportFaultError as faulted:
+        faulted.response.headers = edit(faulted.response.headers)
+        raise
+
+
+async def capture(app: ASGIApp, scope: Scope, receive: Receive) -> Response:
+    """`app`'s answer as a `Response` (nothing sent): the status, headers and body it sent,
+    or the answer a transport fault rode on."""
+    status = 500
+    headers: HeaderLines = []
+    chunks: list[bytes] = []
+
+    async def send(message: Message) -> None:
+        nonlocal status, headers
+        if message["type"] == "http.response.start":
+            status = message["status"]
+            headers = header_lines(message.get("headers") or [])
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    try:
+        await app(scope, receive, send)
+    except TransportFaultError as faulted:
+        return faulted.response
+    return Response(status, headers, b"".join(chunks))
+
+
+async def answer(app: ASGIApp, request: Request) -> Response:
+    """`app`'s answer to `request`, its body given whole (see `capture`)."""
+    body_sent = False
+
+    async def receive() -> Message:
+        nonlocal body_sent
+        if body_sent:
+            return {"type": "http.disconnect"}
+        body_sent = True
+        return {"type": "http.request", "body": request.body, "more_body": False}
+
+    return await capture(app, scope_of(request), receive)
+
+
+async def send_answer(response: Response, send: Send) -> None:
+    """Send `response`, or raise its transport fault for `TransportFaults` to act out."""
+    if response.fault is not None:
+        raise TransportFaultError(response)
+    await send_response(response, send)
+
+
+class Adapter:
+    """The ASGI app that answers what no middleware answered: the route of the request's
+    sandbox (`scope["state"]`); a WebSocket is closed at once, as the API has none."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """One request, answered whole (a client that left mid-body gets nothing). An answer
-        with a transport fault is raised for `TransportFaults`, outside compression, to act
-        out."""
+        """The route's answer, sent whole; an error is raised for the middleware to render,
+        and Disconnected when the client left before its body arrived."""
         if scope["type"] != "http":
             await WebSocketClose()(scope, receive, send)
             return
-        try:
-            response = await self.sandbox.handle(request_of(scope), body=body_reader(receive))
-        except Disconnected:
-            return
-        if response.fault is not None:
-            raise TransportFaultError(response)
-        await _send(response, send)
+        state = scope["state"]
+        response = await state["sandbox"].dispatch(state["request"])
+        await send_response(response, send)
 
 
-async def _send(response: Response, send: Send) -> None:
+async def route_of_sandbox(request: StarletteRequest, error: Exception) -> StarletteResponse:
+    """The app's answer when its routes know the path but not the method: the sandbox's router
+    answers (the 404 envelope, as for a path no route has), never Starlette's 405."""
+    state = request.scope["state"]
+    response = await state["sandbox"].dispatch(state["request"])
+    sent = StarletteResponse(status_code=response.status)
+    sent.body = response.body
+    sent.raw_headers = response.headers
+    return sent
+
+
+async def send_response(response: Response, send: Send) -> None:
+    """Send `response` whole as ASGI messages."""
     start: Message = {
         "type": "http.response.start",
         "status": response.status,

@@ -1,6 +1,6 @@
 """The app factory: every server, test client and CLI run is built by `create_app(settings)`.
 
-The app is a Starlette application. What a request goes through is `MIDDLEWARE`, outermost
+The app is a Starlette application. What a request goes through is `middleware()`, outermost
 first, then the router, whose default app is the sandbox's (`Adapter`): no route is declared,
 so the engine answers every request itself, whatever its method and path (`*` included), its
 404 envelope and trailing-slash redirects included; Starlette's own 404 and 405 never show.
@@ -17,9 +17,21 @@ from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
 
 from mockserver.core.config import Settings
-from mockserver.engine.sandbox import Sandbox
-from mockserver.web.adapter import Adapter
+from mockserver.engine.sandbox import SandboxState
+from mockserver.web import api
+from mockserver.web.adapter import Adapter, route_of_sandbox
 from mockserver.web.inspector import inspector_routes
+from mockserver.web.middleware.accounts import Accounts
+from mockserver.web.middleware.authentication import Authentication
+from mockserver.web.middleware.control_guard import ControlGuard
+from mockserver.web.middleware.durable_log import DurableLog
+from mockserver.web.middleware.errors import Errors
+from mockserver.web.middleware.explain import Explain
+from mockserver.web.middleware.health import Health
+from mockserver.web.middleware.idempotency import Idempotency
+from mockserver.web.middleware.journal import RequestJournal
+from mockserver.web.middleware.query import Query
+from mockserver.web.middleware.scenarios import Scenarios
 from mockserver.web.transport_faults import TransportFaults
 
 if TYPE_CHECKING:
@@ -29,18 +41,33 @@ if TYPE_CHECKING:
 # Level 6 (zlib's default) rather than Starlette's 9, which costs far more for a few percent.
 GZIP_MINIMUM_SIZE = 1024
 
-# Every request, outermost first. A transport fault breaks the connection with the answer as
-# the sandbox made it, so it sits outside compression.
-MIDDLEWARE = [
-    Middleware(TransportFaults),
-    Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
-]
+
+def middleware(sandbox: SandboxState) -> list[Middleware]:
+    """What every request goes through, outermost first. A transport fault breaks the
+    connection with the answer as the sandbox made it, so it sits outside compression; a
+    health check is answered before anything looks at the request; a durable sandbox logs
+    every request before it runs."""
+    return [
+        Middleware(TransportFaults),
+        Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
+        Middleware(Health),
+        Middleware(DurableLog, sandbox=sandbox),
+        Middleware(Accounts, sandbox=sandbox),
+        Middleware(RequestJournal),
+        Middleware(Explain),
+        Middleware(ControlGuard),
+        Middleware(Authentication),
+        Middleware(Query),
+        Middleware(Idempotency),
+        Middleware(Errors),
+        Middleware(Scenarios),
+    ]
 
 
 def running(app: Starlette) -> AbstractAsyncContextManager[None]:
     """The app's lifespan: its sandbox's background life (the webhook client, the real clock's
     ticks; first the replay of a durable sandbox)."""
-    sandbox: Sandbox = app.state.sandbox
+    sandbox: SandboxState = app.state.sandbox
     return sandbox.running()
 
 
@@ -51,10 +78,18 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     `journal`, `accounts`, `settings`). Code that drives the app with no server runs its
     background work with `async with app.state.sandbox.running():`."""
     settings = settings or Settings()
-    sandbox = Sandbox.build(settings, seed)
-    app = Starlette(middleware=MIDDLEWARE, lifespan=running)
-    app.router.default = Adapter(sandbox)  # what serves every request no route is declared for
-    # The inspector's pages go through the sandbox's pipeline, behind the control plane's guard.
+    sandbox = SandboxState.build(settings, seed)
+    app = Starlette(
+        routes=api.routes(sandbox.api),
+        middleware=middleware(sandbox),
+        lifespan=running,
+        exception_handlers={405: route_of_sandbox},
+    )
+    # What no route serves goes to the sandbox's router: the control plane, the inspector's
+    # pages, and the 404 envelope or trailing-slash redirect of an unknown URL.
+    app.router.redirect_slashes = False
+    app.router.default = Adapter()  # what serves every request no route is declared for
+    # The inspector's pages are routes of the sandbox's router, behind the control plane's guard.
     sandbox.add_pages(inspector_routes(app))
     state = app.state
     state.sandbox = sandbox

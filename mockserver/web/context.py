@@ -16,18 +16,18 @@ from starlette.requests import Request
 if TYPE_CHECKING:
     from mockserver.domain.store import Store
     from mockserver.engine.control import Control
-    from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.sandbox import SandboxState
 
 WATCH = "mock_watch"  # the cookie naming the watched account
 
 
-def server_of(request: Request) -> Sandbox:
+def server_of(request: Request) -> SandboxState:
     """The server's sandbox."""
-    sandbox: Sandbox = request.app.state.sandbox
+    sandbox: SandboxState = request.app.state.sandbox
     return sandbox
 
 
-def sandbox_of(request: Request) -> Sandbox:
+def sandbox_of(request: Request) -> SandboxState:
     """The sandbox the inspector shows: an account's (`?account=`, 404 or 409 when it has no
     sandbox; else the watched one, if it still exists) or the server's."""
     server = server_of(request)

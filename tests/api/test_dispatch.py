@@ -11,11 +11,11 @@ from starlette.routing import Match, Route
 
 from mockserver.core.config import Settings
 from mockserver.engine.routing import Router
-from mockserver.engine.sandbox import Sandbox
+from mockserver.engine.sandbox import SandboxState
 
 
 def _router() -> Router:
-    return Sandbox.build(Settings(clock_mode="frozen")).router
+    return SandboxState.build(Settings(clock_mode="frozen")).router
 
 
 async def _nothing() -> None:

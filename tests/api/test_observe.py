@@ -15,7 +15,7 @@ from starlette.applications import Starlette
 
 from mockserver.core.clock import format_ts
 from mockserver.core.config import Settings
-from mockserver.engine.pipeline import Answered
+from mockserver.engine.journal import Answered
 from mockserver.serving.console import Console
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app

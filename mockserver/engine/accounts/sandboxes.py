@@ -1,7 +1,7 @@
 """The server's account sandboxes: making, finding, routing to and removing them.
 
 Every account made through `POST /_mock/accounts` gets a sandbox of its own (see the package's
-docstring). The server's pipeline asks `owner` which sandbox answers an API request: the one
+docstring). The accounts middleware asks `owner` which sandbox answers an API request: the one
 holding the bearer credential, or for a pre-signed export download (no credential) the one
 holding the export. Accounts on the server clock (`FollowClock`) have their schedulers follow
 the server's, so moving the server clock runs their timers in due order with its own; those
@@ -23,14 +23,13 @@ from mockserver.core.errors import AuthenticationError, Conflict, NotFound
 from mockserver.core.ids import IdFactory
 from mockserver.domain.accounts import NewAccount, make_account
 from mockserver.engine.reading import credential_headers
-from mockserver.engine.request import Request
+from mockserver.engine.request import HeaderLines
 
 if TYPE_CHECKING:
     from mockserver.engine.accounts.spec import AccountSpec  # with the first account made
-    from mockserver.engine.pipeline import Pipeline
-    from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.sandbox import SandboxState
 
-Build = Callable[["Sandbox", NewAccount, int, Clock], "Sandbox"]
+Build = Callable[["SandboxState", NewAccount, int, Clock], "SandboxState"]
 
 _DOWNLOAD = re.compile(r"/v1/audit_logs/export/([^/]+)/download$")
 
@@ -42,7 +41,7 @@ class AccountSandbox:
     spec: AccountSpec
     made: NewAccount  # the account and its keys as created
     random_seed: int  # of its id streams
-    sandbox: Sandbox
+    sandbox: SandboxState
 
     @property
     def id(self) -> str:
@@ -59,7 +58,7 @@ class AccountSandbox:
 class AccountSandboxes:
     """The account sandboxes of one server sandbox, by account id, name and key."""
 
-    def __init__(self, server: Sandbox, build: Build) -> None:
+    def __init__(self, server: SandboxState, build: Build) -> None:
         self.server = server
         self._build = build
         self.by_id: dict[str, AccountSandbox] = {}
@@ -187,28 +186,29 @@ class AccountSandboxes:
         store = self.server.store
         return self._taken(ident) or ident in store.accounts or ident in store.keys
 
-    def owner(self, request: Request) -> Pipeline | None:
-        """The pipeline of the account sandbox that answers `request`, or None (the server)."""
+    def owner(self, headers: HeaderLines, path: str) -> SandboxState | None:
+        """The account sandbox that answers a request with these headers to `path`, or None
+        (the server)."""
         if not self.by_id:
             return None
-        token = _bearer(request)
+        token = _bearer(headers)
         if token is not None:
             tenant = self._by_key.get(token)
-            return None if tenant is None else tenant.sandbox.pipeline
-        found = _DOWNLOAD.search(request.path)
+            return None if tenant is None else tenant.sandbox
+        found = _DOWNLOAD.search(path)
         if found is not None:
             export_id = found.group(1)
             for tenant in self.by_id.values():
                 if export_id in tenant.sandbox.store.export_worlds:
-                    return tenant.sandbox.pipeline
+                    return tenant.sandbox
         return None
 
 
-def _bearer(request: Request) -> str | None:
-    """The token of the `Authorization: Bearer` header the pipeline authenticates with, or
-    None: none, or two `Authorization` headers, which the server's pipeline refuses."""
+def _bearer(headers: HeaderLines) -> str | None:
+    """The token of the `Authorization: Bearer` header the request is authenticated with, or
+    None: none, or two `Authorization` headers, which the server refuses."""
     try:
-        value, _ = credential_headers(request.headers)
+        value, _ = credential_headers(headers)
     except AuthenticationError:
         return None
     if value is None:

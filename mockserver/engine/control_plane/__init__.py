@@ -5,5 +5,5 @@ verification, accounts, webhooks and events, snapshots, the data as a seed
 Not part of the v1 contract. Every endpoint parses its input and calls the control facade
 (`engine/control.py`), where the rules live; `routes.py` lists them. Off with `--no-admin`
 (no route at all) and, with `--admin-token`, every call must carry `X-Mock-Admin-Token`;
-without one, the pipeline refuses what a web page could send (`origin_guard.py`).
+without one, the control guard middleware refuses what a web page could send (`origin_guard.py`).
 """

@@ -23,7 +23,7 @@ from mockserver.engine.routing import Route
 if TYPE_CHECKING:
     from mockserver.engine.accounts.sandboxes import AccountSandboxes
     from mockserver.engine.control import Control
-    from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.sandbox import SandboxState
 
 Endpoint = Callable[["ControlCall"], Awaitable[Response]]
 
@@ -36,10 +36,10 @@ class ControlCall:
 
     def __init__(
         self,
-        sandbox: Sandbox,
+        sandbox: SandboxState,
         state: RequestState,
         params: dict[str, Any],
-        server: Sandbox | None = None,
+        server: SandboxState | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.server = server or sandbox
@@ -108,13 +108,13 @@ def check_admin_token(admin_token: str | None, given: str) -> None:
 
 
 def browser_guard(admin_token: str | None) -> Callable[[Request], None] | None:
-    """The check the pipeline makes of every `/_mock` request (inspector pages and unknown
+    """The check the guard middleware makes of every `/_mock` request (inspector pages, unknown
     paths included) before its body is read: the browser guard when no admin token is set (an
     empty one guards nothing), none with a token (the token is the guard, `guarded` checks it)."""
     return None if admin_token else origin_guard.check
 
 
-def guarded(sandbox: Sandbox, methods: list[str], path: str, endpoint: Endpoint) -> Route:
+def guarded(sandbox: SandboxState, methods: list[str], path: str, endpoint: Endpoint) -> Route:
     """The route of a control-plane endpoint, behind the admin token."""
     token = sandbox.settings.admin_token
 
@@ -126,7 +126,7 @@ def guarded(sandbox: Sandbox, methods: list[str], path: str, endpoint: Endpoint)
     return Route(methods, path, serve)
 
 
-def scoped(sandbox: Sandbox, methods: list[str], path: str, endpoint: Endpoint) -> Route:
+def scoped(sandbox: SandboxState, methods: list[str], path: str, endpoint: Endpoint) -> Route:
     """The route of a server endpoint run on one account's sandbox, under
     `/_mock/accounts/{account_id}`: 404 for no such account, 409 for a seeded one."""
     token = sandbox.settings.admin_token

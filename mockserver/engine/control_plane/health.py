@@ -1,9 +1,9 @@
 """`GET /_mock/health`: 200 `{"status": "ok", "version": V}` for a container's or a load
 balancer's health checks.
 
-It answers before anything else looks at the request (`Sandbox.handle`): no admin token, no
-browser guard, no request id, no journal entry, no line in a durable sandbox's log, and with
-`--no-admin` too. It reveals nothing but the version, and a check every few seconds changes
+It answers before anything else looks at the request (`web/middleware/health.py`): no admin
+token, no browser guard, no request id, no journal entry, no line in a durable sandbox's log,
+and with `--no-admin` too. It reveals nothing but the version, and a check every few seconds changes
 nothing the sandbox holds, nor waits for a request that holds the sandbox.
 """
 

@@ -11,7 +11,7 @@ from mockserver.engine.control_plane.call import Endpoint, guarded, scoped
 from mockserver.engine.routing import Route
 
 if TYPE_CHECKING:
-    from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.sandbox import SandboxState
 
 # (methods, path, endpoint): every control-plane endpoint, in the order they are matched.
 SERVER_ENDPOINTS: list[tuple[list[str], str, Endpoint]] = [
@@ -67,7 +67,7 @@ ACCOUNT_ENDPOINTS: list[tuple[list[str], str, Endpoint]] = [
 ]
 
 
-def control_routes(sandbox: Sandbox) -> list[Route]:
+def control_routes(sandbox: SandboxState) -> list[Route]:
     """Every control-plane route of `sandbox`, in the order they are matched."""
     return [
         guarded(sandbox, methods, path, endpoint) for methods, path, endpoint in SERVER_ENDPOINTS

@@ -1,32 +1,30 @@
 """Requests a sandbox makes to itself: the trigger recipes' calls, each a whole request.
 
-Each call goes through the pipeline (rate limits, scenarios, the journal, the operations), not
-a shortcut to the domain, so the journal records it like any client's and the audit log and
-the delivery engine see what a client would cause. It runs inside the request that started it
-(a durable sandbox logs that one request; its replay makes the calls again). Calls carry
-`User-Agent: mockserver-trigger/1`, so the journal shows where they came from, and the admin
-token (when one is set) for `/_mock` calls: the request that started them passed the guard.
+Each call goes through the app below the durable log (rate limits, scenarios, the journal, the
+operations), not a shortcut to the domain, so the journal records it like any client's and the
+audit log and the delivery engine see what a client would cause. It runs inside the request
+that started it (a durable sandbox logs that one request; its replay makes the calls again).
+Calls carry `User-Agent: mockserver-trigger/1`, so the journal shows where they came from, and
+the admin token (when one is set) for `/_mock` calls: the request that started them passed the
+guard.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from mockserver.engine.control_plane.triggers import Call
 from mockserver.engine.reading import host_region
-from mockserver.engine.request import Request
-
-if TYPE_CHECKING:
-    from mockserver.engine.pipeline import Pipeline
+from mockserver.engine.request import Request, Serve
 
 USER_AGENT = b"mockserver-trigger/1"
 
 
-def self_caller(pipeline: Pipeline, admin_token: str | None, origin: Request, key: str) -> Call:
-    """A `Call` into `pipeline`, as the client of `origin`, authenticated with the API key
-    `key`."""
+def self_caller(serve: Serve, admin_token: str | None, origin: Request, key: str) -> Call:
+    """A `Call` through `serve` (the app below the durable log), as the client of `origin`,
+    authenticated with the API key `key`."""
     host = origin.text_header("host", "127.0.0.1")
     if host_region(origin.headers) is not None:
         host = "127.0.0.1"  # a regional host would pin every call to its region
@@ -49,7 +47,7 @@ def self_caller(pipeline: Pipeline, admin_token: str | None, origin: Request, ke
         request = Request.of(
             method, path, headers, query.encode(), raw, client, origin.scheme, server
         )
-        response = await pipeline.serve(request)
+        response = await serve(request)
         return response.status, orjson.loads(response.body) if response.body else None
 
     return call

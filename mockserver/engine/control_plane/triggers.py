@@ -4,7 +4,7 @@ A recipe is the list of requests a client would make for the event to happen for
 vault, a document, a workflow and its approval for `signature.completed`; the same and a
 clock advance past the lock for `document.locked`. Recipes only name requests (method, path,
 JSON body) and hand them to a `Call`: `POST /_mock/events/trigger` and the inspector's form run
-them through the app itself (`self_call.py`), so every request goes through the whole pipeline
+them through the app itself (`self_call.py`), so every request goes through every middleware
 and the journal, the audit log and the delivery engine all see a real flow. This is the one
 copy of them; the CLI posts to that endpoint.
 

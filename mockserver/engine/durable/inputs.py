@@ -40,12 +40,12 @@ def settles(path: str) -> bool:
 
 def body_cap(path: str) -> int:
     """How much of a body a request to `path` reads at most: past that the request is
-    refused with 413 (the log keeps one byte more, as the pipeline read it)."""
+    refused with 413 (the log keeps one byte more, as the request path read it)."""
     return UPLOAD_MAX if _server_path(path) == "/_mock/snapshots/upload" else MAX_BODY
 
 
 def request_record(wall: float, request: Request) -> records.Request:
-    """The log's record of a request as the pipeline is about to receive it."""
+    """The log's record of a request as the app below the log is about to receive it."""
     return records.Request(
         wall,
         request.method,

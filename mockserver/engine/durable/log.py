@@ -12,7 +12,7 @@ The rule, for every input:
    a time, so the log's order is the order they changed it), the real clock's wall reading is
    pinned (`Clock.pin`: the mock clock reads the same time all through the input, as replay
    will) and the record is queued for the log;
-2. the pipeline runs the input (due timers first and last, at this point of the log), its
+2. the app below the log runs the input (due timers first and last, at this point of the log), its
    response is held back, and the lock is released;
 3. the response is sent once the log is on disk up to and including the record: flushes (one
    `write` of the queued records, one `fdatasync`) run one at a time in a thread, each covering
@@ -30,7 +30,7 @@ Requests that wait for webhook attempts (clock moves, `/_mock/webhooks/wait`) ta
 only when no attempt is under way, so every attempt they await is one they started.
 
 Requests the sandbox makes to itself inside a request (a trigger's recipe) are part of that
-input: they run inside it, through the pipeline, not through this log.
+input: they run inside it, through the app below this log (`SandboxState.serve`).
 
 `replay.py` replays the log at start; `compact` turns the state into a checkpoint and
 starts a new log once the log outgrows `Settings.state_log_max`.
@@ -56,11 +56,11 @@ from mockserver.engine.request import BodyReader, Request, Response
 from mockserver.webhooks.deliveries import Attempt
 
 if TYPE_CHECKING:
-    from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.sandbox import SandboxState
 
 log = logging.getLogger("mockserver")
 
-Checkpointer = Callable[["Sandbox"], bytes]  # the whole state as one file
+Checkpointer = Callable[["SandboxState"], bytes]  # the whole state as one file
 
 
 class Durability:
@@ -68,13 +68,12 @@ class Durability:
 
     def __init__(
         self,
-        sandbox: Sandbox,
+        sandbox: SandboxState,
         opened: Opened,
         *,
         log_max: int,
         checkpointer: Checkpointer | None = None,
     ) -> None:
-        self.inner = sandbox.pipeline.serve
         self.sandbox = sandbox
         self.store = sandbox.store
         self.clock = sandbox.store.clock
@@ -122,11 +121,12 @@ class Durability:
         return response
 
     async def run_request(self, request: Request) -> Response:
-        """One request as an input: due timers, the pipeline, due timers (live and replay)."""
+        """One request as an input: due timers, the app below the log, due timers (live and
+        replay)."""
         scheduler = self.store.scheduler
         scheduler.run_due_all()
         try:
-            return await self.inner(request)
+            return await self.sandbox.serve(request)
         finally:
             scheduler.run_due_all()
 
@@ -295,7 +295,7 @@ def _outcome(within: int, wall: float, delivery_id: str, number: int, attempt: A
     )
 
 
-def make_durable(sandbox: Sandbox, opened: Opened) -> Durability:
+def make_durable(sandbox: SandboxState, opened: Opened) -> Durability:
     """Make `sandbox` (just built on `opened`'s clock) durable: load DIR's checkpoint now
     (StateDirError if it does not load), replay its log when it starts running, log every
     input from then on."""

@@ -1,12 +1,12 @@
 """Replaying a durable sandbox's log at start.
 
-A recorded request is run again exactly as it ran the first time: through the same pipeline
+A recorded request is run again exactly as it ran the first time: through the same app
 (the request id, the journal entry, the rate windows, idempotency keys, the region routing),
 with the mock clock's wall reading pinned to the recorded one and its response thrown away.
 
 Records are replayed in log order, each as the live run ran it (`Durability.run_request`):
 
-- a request runs through the pipeline;
+- a request runs through the app below the log;
 - a tick runs the timers due at its time;
 - a webhook attempt's outcome is given to the delivery engine in place of HTTP: an attempt
   awaited inside a replayed clock move takes its outcome when the move reaches it (in the

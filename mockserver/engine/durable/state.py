@@ -26,7 +26,7 @@ from mockserver.engine.durable.state_dir import StateDir
 from mockserver.engine.durable.wal import LogDamaged, LogWriter, read_log, truncate_torn
 
 if TYPE_CHECKING:
-    from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.sandbox import SandboxState
 
 FORMAT = 1  # of the log's records and of what a checkpoint holds with them
 
@@ -163,5 +163,5 @@ def checkpoint_functions() -> tuple[Checkpoint, LoadCheckpoint]:
     return snapshots.checkpoint, snapshots.load_checkpoint
 
 
-Checkpoint = Callable[["Sandbox"], bytes]
-LoadCheckpoint = Callable[["Sandbox", bytes], None]
+Checkpoint = Callable[["SandboxState"], bytes]
+LoadCheckpoint = Callable[["SandboxState", bytes], None]

@@ -24,7 +24,7 @@ from mockserver.core.memory import collector_paused
 # snapshot, like most test sessions', does not pay for importing them.
 
 if TYPE_CHECKING:
-    from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.sandbox import SandboxState
 
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 MAX_NAMED = 64  # named snapshots a sandbox keeps at most
@@ -65,7 +65,7 @@ def check_name(name: Any) -> str:
     return name
 
 
-def find(sandbox: Sandbox, name: str) -> Snapshot:
+def find(sandbox: SandboxState, name: str) -> Snapshot:
     """The snapshot called `name`; 404 if there is none."""
     snapshot = sandbox.snapshots.named.get(name)
     if snapshot is None:
@@ -73,7 +73,7 @@ def find(sandbox: Sandbox, name: str) -> Snapshot:
     return snapshot
 
 
-def check_room(sandbox: Sandbox, name: str, size: int = 0) -> None:
+def check_room(sandbox: SandboxState, name: str, size: int = 0) -> None:
     """409 if keeping a file of `size` bytes as `name` would pass a limit: the number of named
     snapshots or the bytes of their files (a snapshot of that name is replaced: it does not
     count)."""
@@ -94,14 +94,14 @@ def check_room(sandbox: Sandbox, name: str, size: int = 0) -> None:
         )
 
 
-def keep(sandbox: Sandbox, snapshot: Snapshot) -> Snapshot:
+def keep(sandbox: SandboxState, snapshot: Snapshot) -> Snapshot:
     """Keep `snapshot` under its name (replacing one of that name); 409 past a limit."""
     check_room(sandbox, snapshot.name, snapshot.size)
     sandbox.snapshots.named[snapshot.name] = snapshot
     return snapshot
 
 
-def take(sandbox: Sandbox, name: str) -> Snapshot:
+def take(sandbox: SandboxState, name: str) -> Snapshot:
     """Save the sandbox as `name` (replacing a snapshot of that name); call with no
     background work running."""
     from mockserver.engine.snapshots import file, state
@@ -113,7 +113,7 @@ def take(sandbox: Sandbox, name: str) -> Snapshot:
     return keep(sandbox, Snapshot(name, created_at, data))
 
 
-def put_back(sandbox: Sandbox, snapshot: Snapshot) -> None:
+def put_back(sandbox: SandboxState, snapshot: Snapshot) -> None:
     """Restore a named snapshot: SnapshotError, and nothing changed, if it does not read. Its
     bytes were checked when it was saved or uploaded and never change: its checksum is not
     worked out again."""
@@ -124,14 +124,14 @@ def put_back(sandbox: Sandbox, snapshot: Snapshot) -> None:
         state.apply(sandbox, _read(sandbox, parsed))
 
 
-def add_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
+def add_file(sandbox: SandboxState, name: str, data: bytes) -> Snapshot:
     """Keep an uploaded snapshot file as `name` once `read_file` accepts it; 409 past a
     limit."""
     check_room(sandbox, name, len(data))
     return keep(sandbox, read_file(sandbox, name, data))
 
 
-def read_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
+def read_file(sandbox: SandboxState, name: str, data: bytes) -> Snapshot:
     """The snapshot of an uploaded file, once all of it has been read (into objects that are
     then dropped: the file is read again at each restore); SnapshotError else. A gzipped file
     is kept as its JSON. Changes nothing: it may run in a worker thread while the sandbox
@@ -146,7 +146,7 @@ def read_file(sandbox: Sandbox, name: str, data: bytes) -> Snapshot:
     return Snapshot(name, parsed["created_at"], data)
 
 
-def _read(sandbox: Sandbox, parsed: dict[str, Any]) -> dict[str, Any]:
+def _read(sandbox: SandboxState, parsed: dict[str, Any]) -> dict[str, Any]:
     from mockserver.core.kinds import Invalid
     from mockserver.engine.snapshots import file, state
 
@@ -159,7 +159,7 @@ def _read(sandbox: Sandbox, parsed: dict[str, Any]) -> dict[str, Any]:
         raise SnapshotError("The snapshot is nested too deep.") from None
 
 
-def checkpoint(sandbox: Sandbox) -> bytes:
+def checkpoint(sandbox: SandboxState) -> bytes:
     """The whole sandbox and its named snapshots as one file (what a state directory keeps):
     call with no background work running."""
     from mockserver.engine.snapshots import file, state
@@ -172,7 +172,7 @@ def checkpoint(sandbox: Sandbox) -> bytes:
     return file.write(sandbox, sandbox.store.now(), captured, snapshots=named)
 
 
-def load_checkpoint(sandbox: Sandbox, data: bytes) -> None:
+def load_checkpoint(sandbox: SandboxState, data: bytes) -> None:
     """Put back what `checkpoint` wrote (SnapshotError if it cannot be loaded here). The named
     snapshots in it are checked to be this server's; each is read in full when restored."""
     from mockserver.engine.snapshots import file, state
@@ -195,6 +195,6 @@ def load_checkpoint(sandbox: Sandbox, data: bytes) -> None:
     sandbox.snapshots.named = named
 
 
-def listing(sandbox: Sandbox) -> list[Snapshot]:
+def listing(sandbox: SandboxState) -> list[Snapshot]:
     """The named snapshots, oldest saved first."""
     return list(sandbox.snapshots.named.values())

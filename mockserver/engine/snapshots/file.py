@@ -37,7 +37,7 @@ from mockserver.engine.snapshots import json_cost
 from mockserver.engine.snapshots.format3_streams import plain_streams
 
 if TYPE_CHECKING:
-    from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.sandbox import SandboxState
 
 FORMAT = 4
 DAMAGED = (
@@ -91,7 +91,7 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
-def identity(sandbox: Sandbox) -> dict[str, Any]:
+def identity(sandbox: SandboxState) -> dict[str, Any]:
     """The fields that name the server a file was written by, in the file's order."""
     store = sandbox.store
     return {
@@ -103,7 +103,7 @@ def identity(sandbox: Sandbox) -> dict[str, Any]:
     }
 
 
-def write(sandbox: Sandbox, created_at: int, state: dict[str, Any], **more: Any) -> bytes:
+def write(sandbox: SandboxState, created_at: int, state: dict[str, Any], **more: Any) -> bytes:
     """The bytes of a file of `state` (taken at mock time `created_at`)."""
     checksum = _checksum(created_at, state)
     fields = {**identity(sandbox), "created_at": created_at, "sha256": checksum}
@@ -115,7 +115,7 @@ def _checksum(created_at: Any, state: Any) -> str:
 
 
 def parse(
-    sandbox: Sandbox, data: bytes, *, checkpoint: bool = False, verified: bool = False
+    sandbox: SandboxState, data: bytes, *, checkpoint: bool = False, verified: bool = False
 ) -> dict[str, Any]:
     """The parsed file, migrated to this format and checked to be this server's; its `state`
     is read apart (`state.read`). SnapshotError saying what is wrong. `verified`: bytes whose
@@ -233,7 +233,7 @@ _MISMATCH = {
 }
 
 
-def seed_fingerprint(sandbox: Sandbox) -> str:
+def seed_fingerprint(sandbox: SandboxState) -> str:
     """The sha256 of the seed file's bytes (of its name, for a seed made in memory); once."""
     found = sandbox.snapshots.seed_fingerprint
     if found is None:

@@ -32,7 +32,7 @@ from mockserver.engine.snapshots.traffic import ANONYMOUS, WINDOWS
 if TYPE_CHECKING:
     from mockserver.domain.store import Store
     from mockserver.engine.accounts.sandboxes import AccountSandbox
-    from mockserver.engine.sandbox import Sandbox
+    from mockserver.engine.sandbox import SandboxState
 
 WORLD_KEY = Tuple(TEXT, ENVIRONMENT)
 
@@ -109,7 +109,7 @@ class _AccountSandboxes(Kind):
         }
 
 
-def _tenant(server: Sandbox, item: Any) -> AccountSandbox:
+def _tenant(server: SandboxState, item: Any) -> AccountSandbox:
     """An account sandbox built, not yet registered, from its entry in a file."""
     fields = {"id", "keys", "spec", "random_seed", "state"}
     if type(item) is not dict or item.keys() != fields:
@@ -190,7 +190,7 @@ STATE = Obj(
 )
 
 
-def capture(sandbox: Sandbox, *, journal: bool = True) -> dict[str, Any]:
+def capture(sandbox: SandboxState, *, journal: bool = True) -> dict[str, Any]:
     """The sandbox's state as JSON values (call with no background work running); `journal`:
     with its journal entries (an account's, inside the server's state: without)."""
     store, webhooks, scenarios = sandbox.store, sandbox.webhooks, sandbox.scenarios
@@ -248,13 +248,13 @@ def capture(sandbox: Sandbox, *, journal: bool = True) -> dict[str, Any]:
 class Loading:
     """What records read from a file take from the sandbox it is read into."""
 
-    def __init__(self, sandbox: Sandbox) -> None:
+    def __init__(self, sandbox: SandboxState) -> None:
         self.sandbox = sandbox
         self.store: Store = sandbox.store
         self.accounts: dict[str, Account] = {}
 
 
-def read(sandbox: Sandbox, data: Any) -> dict[str, Any]:
+def read(sandbox: SandboxState, data: Any) -> dict[str, Any]:
     """The state in a file's `state` as new objects for `sandbox`; Invalid saying where not."""
     loading = Loading(sandbox)
     into = Reader(loading)
@@ -278,7 +278,7 @@ def _check(state: dict[str, Any]) -> None:
             raise Invalid(f"key {key_id[:12]!r}... is not a key of an account of the file")
 
 
-def apply(sandbox: Sandbox, state: dict[str, Any]) -> None:
+def apply(sandbox: SandboxState, state: dict[str, Any]) -> None:
     """Put what `read` built in place of the sandbox's state."""
     store, webhooks, scenarios = sandbox.store, sandbox.webhooks, sandbox.scenarios
     clock, scheduler = state["clock"], state["scheduler"]

@@ -10,7 +10,7 @@ from mockserver.core.config import Settings
 from mockserver.core.errors import ApiError
 from mockserver.engine.api import Api
 from mockserver.engine.calls import Answer, Operation
-from mockserver.engine.sandbox import Sandbox
+from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.traffic import Traffic
 
 FULL = "Bearer sk_test_mock_full"
@@ -20,7 +20,7 @@ BASE = "http://127.0.0.1:8080"
 
 @pytest.fixture
 def api() -> Api:
-    return Sandbox.build(Settings(clock_mode="frozen")).api
+    return SandboxState.build(Settings(clock_mode="frozen")).api
 
 
 def _call(
@@ -111,7 +111,7 @@ def test_an_oauth_refusal_is_dressed_by_the_operation(api: Api) -> None:
 
 
 def test_traffic_counts_a_caller_and_refuses_past_its_burst() -> None:
-    sandbox = Sandbox.build(Settings(clock_mode="frozen"))
+    sandbox = SandboxState.build(Settings(clock_mode="frozen"))
     traffic = Traffic(sandbox.store)
     first = traffic.admit(FULL.encode(), [], "GET", "/v1/documents", "127.0.0.1")
     assert first.refusal is None
@@ -128,7 +128,7 @@ def test_traffic_counts_a_caller_and_refuses_past_its_burst() -> None:
 
 
 def test_a_bad_credential_is_limited_by_address_not_refused_by_traffic() -> None:
-    sandbox = Sandbox.build(Settings(clock_mode="frozen"))
+    sandbox = SandboxState.build(Settings(clock_mode="frozen"))
     admission = Traffic(sandbox.store).admit(b"Bearer nope", [], "GET", "/v1/whoami", "10.0.0.1")
     assert admission.principal is None
     assert admission.refusal is None
@@ -136,7 +136,7 @@ def test_a_bad_credential_is_limited_by_address_not_refused_by_traffic() -> None
 
 
 def test_a_keyed_post_holds_its_key_until_it_answers_or_lets_go() -> None:
-    sandbox = Sandbox.build(Settings(clock_mode="frozen"))
+    sandbox = SandboxState.build(Settings(clock_mode="frozen"))
     traffic = Traffic(sandbox.store)
     principal = traffic.admit(FULL.encode(), ["k1"], "POST", "/v1/vaults", "").principal
     assert principal is not None

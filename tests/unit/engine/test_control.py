@@ -10,15 +10,15 @@ from mockserver.core.clock import parse_ts
 from mockserver.core.config import DEFAULT_START_TIME, Settings
 from mockserver.core.errors import NotFound, ValidationError
 from mockserver.engine.control import TEN_YEARS
-from mockserver.engine.sandbox import Sandbox
+from mockserver.engine.sandbox import SandboxState
 
 
 @pytest.fixture
-def sandbox() -> Sandbox:
-    return Sandbox.build(Settings(clock_mode="frozen"))
+def sandbox() -> SandboxState:
+    return SandboxState.build(Settings(clock_mode="frozen"))
 
 
-def test_the_clock_moves_forward_and_runs_timers(sandbox: Sandbox) -> None:
+def test_the_clock_moves_forward_and_runs_timers(sandbox: SandboxState) -> None:
     control = sandbox.control
     start = parse_ts(DEFAULT_START_TIME)
     assert control.clock() == (start, "frozen")
@@ -31,20 +31,20 @@ def test_the_clock_moves_forward_and_runs_timers(sandbox: Sandbox) -> None:
 
 
 @pytest.mark.parametrize("seconds", [-1, TEN_YEARS + 1])
-def test_advance_refuses_what_it_cannot_do(sandbox: Sandbox, seconds: float) -> None:
+def test_advance_refuses_what_it_cannot_do(sandbox: SandboxState, seconds: float) -> None:
     with pytest.raises(ValidationError) as refused:
         asyncio.run(sandbox.control.advance(seconds))
     assert refused.value.param == "seconds"
     assert sandbox.control.clock().now == parse_ts(DEFAULT_START_TIME)
 
 
-def test_setting_the_clock_back_runs_nothing(sandbox: Sandbox) -> None:
+def test_setting_the_clock_back_runs_nothing(sandbox: SandboxState) -> None:
     start = parse_ts(DEFAULT_START_TIME)
     state, ran = asyncio.run(sandbox.control.set_clock(start - 3600))
     assert (state.now, ran) == (start - 3600, 0)
 
 
-def test_legal_hold_and_reset(sandbox: Sandbox) -> None:
+def test_legal_hold_and_reset(sandbox: SandboxState) -> None:
     control = sandbox.control
     assert control.legal_hold("doc_mock_draft", True).legal_hold is True
     with pytest.raises(NotFound):
@@ -56,7 +56,7 @@ def test_legal_hold_and_reset(sandbox: Sandbox) -> None:
     assert world.regions["us"].documents["doc_mock_draft"].legal_hold is False
 
 
-def test_scenarios_load_by_name_and_unload(sandbox: Sandbox) -> None:
+def test_scenarios_load_by_name_and_unload(sandbox: SandboxState) -> None:
     control = sandbox.control
     loaded = control.load_scenario("legal_hold")
     assert loaded.scenario.name == "legal_hold"
@@ -68,7 +68,7 @@ def test_scenarios_load_by_name_and_unload(sandbox: Sandbox) -> None:
     assert control.scenarios()["data"] == []
 
 
-def test_new_accounts_are_isolated(sandbox: Sandbox) -> None:
+def test_new_accounts_are_isolated(sandbox: SandboxState) -> None:
     made = sandbox.control.new_account("eu", "Team B").made
     assert made.account.default_region == "eu"
     assert made.full.key != made.readonly.key

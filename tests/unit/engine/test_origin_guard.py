@@ -11,7 +11,7 @@ from mockserver.core.config import Settings
 from mockserver.core.errors import PermissionDenied
 from mockserver.engine.control_plane.origin_guard import check
 from mockserver.engine.request import Request
-from mockserver.engine.sandbox import Sandbox
+from mockserver.web.sandbox import Sandbox
 
 SOCKET = ("127.0.0.1", 8080)  # what uvicorn reports: the address the socket is bound to
 

@@ -13,21 +13,21 @@ from mockserver.core.config import Settings
 from mockserver.domain import documents
 from mockserver.domain.models import copy_document
 from mockserver.domain.store import World
-from mockserver.engine.sandbox import Sandbox
+from mockserver.engine.sandbox import SandboxState
 
 KEY = ("acct_mock_us", "sandbox")
 
 
 @pytest.fixture
-def sandbox() -> Sandbox:
-    return Sandbox.build(Settings(clock_mode="frozen"))
+def sandbox() -> SandboxState:
+    return SandboxState.build(Settings(clock_mode="frozen"))
 
 
-def world(sandbox: Sandbox) -> World:
+def world(sandbox: SandboxState) -> World:
     return sandbox.store.world(*KEY)
 
 
-def test_a_world_only_read_is_kept(sandbox: Sandbox) -> None:
+def test_a_world_only_read_is_kept(sandbox: SandboxState) -> None:
     first = world(sandbox)
     assert first.regions["us"].documents["doc_mock_draft"].title  # a read
     sandbox.control.reset()
@@ -43,7 +43,7 @@ def add_a_document(w: World) -> None:
     w.add_document(doc)
 
 
-CHANGES: dict[str, Callable[[Sandbox], object]] = {
+CHANGES: dict[str, Callable[[SandboxState], object]] = {
     "an object added": lambda s: add_a_document(world(s)),
     "a seeded object changed": lambda s: s.control.legal_hold("doc_mock_draft", True),
     "an id drawn": lambda s: world(s).ids.new("doc_"),
@@ -55,7 +55,7 @@ CHANGES: dict[str, Callable[[Sandbox], object]] = {
 
 
 @pytest.mark.parametrize("change", list(CHANGES))
-def test_a_world_changed_in_any_way_is_built_again(sandbox: Sandbox, change: str) -> None:
+def test_a_world_changed_in_any_way_is_built_again(sandbox: SandboxState, change: str) -> None:
     first = world(sandbox)
     CHANGES[change](sandbox)
     assert not first.as_built()
@@ -65,10 +65,10 @@ def test_a_world_changed_in_any_way_is_built_again(sandbox: Sandbox, change: str
     assert again.as_built()
 
 
-def test_kept_or_built_a_world_answers_alike(sandbox: Sandbox) -> None:
+def test_kept_or_built_a_world_answers_alike(sandbox: SandboxState) -> None:
     """The same sequence after a reset, on a kept world and on one built again."""
 
-    def script(s: Sandbox) -> tuple[object, ...]:
+    def script(s: SandboxState) -> tuple[object, ...]:
         w = world(s)
         draft = w.regions["us"].documents["doc_mock_draft"]
         held = documents.set_legal_hold(w, draft, True, s.store.now())
@@ -77,10 +77,10 @@ def test_kept_or_built_a_world_answers_alike(sandbox: Sandbox) -> None:
         chain = w.regions["us"].audit
         return held.legal_hold, signed.status, len(chain), chain.head, w.ids.new("doc_")
 
-    kept = Sandbox.build(Settings(clock_mode="frozen"))
+    kept = SandboxState.build(Settings(clock_mode="frozen"))
     first = world(kept)
     kept.control.reset()
-    built = Sandbox.build(Settings(clock_mode="frozen"))
+    built = SandboxState.build(Settings(clock_mode="frozen"))
     built.store.world(*KEY).ids.new("doc_")  # this one is built again after the reset
     built.control.reset()
     assert world(kept) is first

@@ -1,0 +1,24 @@
+"""`GET /_mock/health` answered before anything else looks at the request: no admin token, no
+guard, no request id, no journal entry, no line in a durable sandbox's log
+(`engine/control_plane/health.py`)."""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from mockserver.engine.control_plane.health import HEALTH, health, is_health_check
+from mockserver.web.adapter import request_of, send_response
+
+
+class Health:
+    """Answers a health check; passes every other request on."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == HEALTH:
+            if is_health_check(request_of(scope)):
+                await send_response(health(), send)
+                return
+        await self.app(scope, receive, send)

@@ -1,0 +1,131 @@
+"""The request's journal entry, request id and `Date`, from the streams of the sandbox that
+answers it (the server's, or the account sandbox `Accounts` picked).
+
+On the way in: the journal entry (API requests only: reading the journal through `/_mock` must
+not change it; the path as sent), the timers that fell due, the `/us/v1` or `/eu/v1` prefix
+taken off the path, the `req_` id (the control plane's from a stream of its own, so steering
+the sandbox changes nothing it holds) and the request's `RequestState`, in
+`scope["state"]["request"]` for everything below. On the way out: `Date` (the mock clock's
+second when the request came in) after every other header, the entry's answer (bodies before
+any compression; a transport fault's kind, and whether the request ran) and the sandbox's
+observers (`SandboxState.observe`).
+"""
+
+from __future__ import annotations
+
+from time import perf_counter
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mockserver.core.clock import http_date
+from mockserver.engine.explain import header_value, replayed
+from mockserver.engine.journal import Answered, Entry
+from mockserver.engine.reading import CONTROL_PLANE, split_region
+from mockserver.engine.request import Disconnected, Response
+from mockserver.engine.request_state import RequestState
+from mockserver.engine.sandbox import SandboxState
+from mockserver.engine.transport_error import TransportFaultError
+from mockserver.web.adapter import body_reader, header_lines, request_of
+
+
+class RequestJournal:
+    """Opens a request's entry and state, and closes them with its answer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        sandbox: SandboxState = scope["state"]["sandbox"]
+        store = sandbox.store
+        request = request_of(scope)
+        control = request.path.startswith(CONTROL_PLANE)
+        entry: Entry | None = None
+        if sandbox.settings.admin and not control:
+            query = request.query.decode("latin-1")
+            seen = tuple(request.headers)
+            entry = sandbox.journal.open(
+                store.clock.now(), request.method, request.path, query, seen
+            )
+        started = perf_counter()
+        path_region, path = split_region(request.path)
+        store.scheduler.run_due()  # real clock: timers that fell due since the last request
+        request_id = (sandbox.control_ids if control else store.request_ids).new("req_")
+        state = RequestState(request, path, path_region, request_id, body_reader(receive), entry)
+        scope["state"]["request"] = state
+        scope["path"] = path  # what the routes match: one table serves all three base URLs
+        arrived = store.clock.now()
+        date = (b"date", http_date(arrived))
+        answer = Response(0, [])
+        chunks: list[bytes] = []
+
+        async def send_dated(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                answer.status = message["status"]
+                answer.headers = [*header_lines(message["headers"]), date]
+                # A copy goes on: the middleware above (gzip) edits the list it is sent.
+                message = {**message, "headers": list(answer.headers)}
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_dated)
+        except Disconnected:
+            return  # the client left before its body arrived: no one to answer
+        except TransportFaultError as faulted:
+            response = faulted.response
+            response.headers = [*response.headers, date]
+            self._answered(sandbox, state, response, control, started, arrived)
+            raise
+        else:
+            if answer.status:  # nothing at all when the client left before its body came
+                answer.body = b"".join(chunks)
+                self._answered(sandbox, state, answer, control, started, arrived)
+        finally:
+            # The state holds the body's reader, which holds the server's connection, which
+            # holds this scope: letting go of it leaves no cycle for the collector.
+            del scope["state"]["request"]
+            if entry is not None:
+                entry.duration = perf_counter() - started
+                entry.rule = state.rule
+                entry.explain = state.explain
+                entry.chaos = state.chaos
+
+    @staticmethod
+    def _answered(
+        sandbox: SandboxState,
+        state: RequestState,
+        response: Response,
+        control: bool,
+        started: float,
+        arrived: float,
+    ) -> None:
+        """Write the answer into the entry, and tell the observers of an API request."""
+        entry = state.entry
+        if entry is not None:
+            fault = response.fault
+            if fault is None:
+                entry.status = response.status
+            else:  # a request that did not run (reset, stall) had no answer
+                entry.fault = fault.kind
+                entry.committed = fault.committed
+                entry.status = response.status if fault.committed else None
+            entry.response_headers = tuple(response.headers)
+            entry.add_response_body(response.body, response.kept)
+        if control or not sandbox.observers:
+            return
+        explain = None
+        if response.status >= 400 or response.fault is not None:
+            refused = state.explain or replayed(response.status, response.body, state.path)
+            explain = header_value(refused).decode("ascii")
+        principal = state.principal
+        account = principal.account_id if principal is not None else sandbox.account
+        seconds = perf_counter() - started
+        answered = Answered(
+            state.request, response, state.request_id, account, explain, seconds, arrived
+        )
+        for observer in sandbox.observers:
+            observer(answered)
