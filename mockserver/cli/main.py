@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mockserver import __version__
 from mockserver.cli import fidelity as fidelity_cli
 from mockserver.cli import run as run_command
 from mockserver.cli import scenarios as scenario_cli
@@ -27,6 +26,7 @@ from mockserver.cli.scenarios import Validator
 from mockserver.core.config import DEFAULT_RANDOM_SEED, DEFAULT_START_TIME
 from mockserver.core.errors import LoadError, MissingExtra
 from mockserver.core.shipped import default_seed_path
+from mockserver.core.version import __version__
 from mockserver.openapi import document_bytes
 from mockserver.seeds.loader import load_seed
 

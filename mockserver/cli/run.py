@@ -17,7 +17,6 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mockserver import __version__
 from mockserver.cli.bind import open_control_plane_refusal
 from mockserver.cli.environment import Repeated
 from mockserver.core.clock import format_ts
@@ -28,6 +27,7 @@ from mockserver.core.config import (
     STATE_LOG_MAX,
     Settings,
 )
+from mockserver.core.version import __version__
 from mockserver.serving.console import Console, StartUp, log_config
 from mockserver.serving.gc_tuning import PacedCollection, tune_for_serving
 from mockserver.serving.listen import StopSignals, listen, shown, stop_signals

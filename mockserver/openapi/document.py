@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from mockserver import __version__
+from mockserver.core.version import __version__
 from mockserver.domain.models import SCOPES, Limits
 from mockserver.openapi.object_schemas import resource_schemas
 from mockserver.openapi.paths import paths

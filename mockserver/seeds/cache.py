@@ -34,9 +34,9 @@ from typing import Any
 
 import orjson
 
-import mockserver
 from mockserver.core.memory import collector_paused
 from mockserver.core.shipped import default_seed_path
+from mockserver.core.version import __version__
 from mockserver.domain.models import SeedData
 from mockserver.seeds import cache_entries
 
@@ -99,12 +99,12 @@ def _code_digest(modules: tuple[str, ...]) -> hashlib._Hash:
     """A sha256 fed with the source of `modules`, the entry format and the versions the
     entries depend on."""
     digest = hashlib.sha256()
-    package = Path(mockserver.__file__).parent
+    package = Path(__file__).resolve().parent.parent
     for name in modules:
         with contextlib.suppress(OSError):
             digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
     digest.update(b"yaml\0" + _yaml_init() + b"\0")
-    versions = (mockserver.__version__, orjson.__version__)
+    versions = (__version__, orjson.__version__)
     digest.update(repr((versions, platform.python_version(), FORMAT)).encode())
     return digest
 

@@ -26,7 +26,7 @@ from typing import Any, Self, cast
 
 import httpx
 
-from mockserver import __version__
+from mockserver.core.version import __version__
 from mockserver.testing.controls import Controls
 
 try:

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pytest
 
-from mockserver import Settings
+from mockserver.core.config import Settings
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 import pytest
 
-from mockserver import Settings, create_app
+from mockserver.core.config import Settings
 from mockserver.testing.account import MockAccount, account_name
 from mockserver.testing.inprocess import InProcessTransport
 from mockserver.testing.live import LiveServer
@@ -25,6 +25,7 @@ from mockserver.testing.mock_client import MockClient
 from mockserver.testing.server import FULL_KEY, MockServer, load_marked
 from mockserver.testing.session_heap import SessionHeap
 from mockserver.testing.verification import JOURNAL_SHOWN, journal_section
+from mockserver.web.app import create_app
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import orjson
 
-from mockserver import __version__
+from mockserver.core.version import __version__
 from mockserver.engine.request import Request, Response
 
 HEALTH = "/_mock/health"

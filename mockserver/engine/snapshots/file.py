@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-import mockserver
 from mockserver.core.errors import SnapshotError
 from mockserver.core.kinds import Invalid
+from mockserver.core.version import __version__
 from mockserver.engine.snapshots import json_cost
 from mockserver.engine.snapshots.format3_streams import plain_streams
 
@@ -96,7 +96,7 @@ def identity(sandbox: SandboxState) -> dict[str, Any]:
     store = sandbox.store
     return {
         "format": FORMAT,
-        "mockserver": mockserver.__version__,
+        "mockserver": __version__,
         "seed": seed_fingerprint(sandbox),
         "random_seed": store.random_seed,
         "start": store.start,
