@@ -14,13 +14,7 @@ from mockserver.core.errors import SeedError
 from mockserver.seeds.loader import load_seed
 from mockserver.testing.receiver import closed_port
 from tests.support.api import assert_envelope
-from tests.support.webhooks import deliveries, new_document, register, settle
-
-
-def wide(text: str) -> str:
-    """`text` in fullwidth forms (U+FF01..U+FF5E), as some keyboards type them."""
-    return text.translate({c: c + 0xFEE0 for c in range(0x21, 0x7F)})
-
+from tests.support.webhooks import deliveries, new_document, register, settle, wide
 
 FULLWIDTH_METADATA = wide("169.254.169.254")
 
