@@ -22,7 +22,7 @@ from mockserver.cli import run as run_command
 from mockserver.cli import scenarios as scenario_cli
 from mockserver.cli import snapshot_seed, webhook_tools
 from mockserver.cli.environment import EnvironmentParser
-from mockserver.cli.run import RANDOM_HELP, SEED_HELP
+from mockserver.cli.run import RANDOM_HELP, SEED_HELP, rfc3339_time
 from mockserver.cli.scenarios import Validator
 from mockserver.core.config import DEFAULT_RANDOM_SEED, DEFAULT_START_TIME
 from mockserver.core.errors import LoadError, MissingExtra
@@ -117,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument(
         "--start-time",
+        type=rfc3339_time,
         metavar="RFC3339",
         help=f"start of the frozen mock clock (default: {DEFAULT_START_TIME})",
     )

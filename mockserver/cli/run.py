@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from mockserver import __version__
 from mockserver.cli.bind import open_control_plane_refusal
 from mockserver.cli.environment import Repeated
-from mockserver.core.clock import format_ts
+from mockserver.core.clock import format_ts, parse_ts
 from mockserver.core.config import (
     DEFAULT_RANDOM_SEED,
     DEFAULT_START_TIME,
@@ -80,6 +80,7 @@ def add_options(run: argparse.ArgumentParser) -> list[argparse.Action]:
         ),
         run.add_argument(
             "--start-time",
+            type=rfc3339_time,
             metavar="RFC3339",
             help=f"start of the mock clock (default: now for a real clock, {DEFAULT_START_TIME} "
             "for a frozen one)",
@@ -208,6 +209,17 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
     return value
+
+
+def rfc3339_time(text: str) -> str:
+    """An argument that must be an RFC 3339 time (`--start-time`), kept as written."""
+    try:
+        format_ts(parse_ts(text))
+    except (ValueError, OverflowError, OSError):
+        raise argparse.ArgumentTypeError(
+            f"expected an RFC 3339 time such as {DEFAULT_START_TIME}, got {text!r}"
+        ) from None
+    return text
 
 
 def _megabytes(text: str) -> float:
