@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -68,3 +69,12 @@ def test_a_start_time_that_is_a_time_still_starts_the_clock(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["replay", "legal_hold", "--start-time", "2030-05-01T08:00:00Z"]) == 0
+
+
+def test_a_top_level_scenario_error_has_no_empty_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text("steps: []\n", encoding="utf-8")
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines() == [f"{path}:1: missing required field 'name'"]
