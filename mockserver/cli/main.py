@@ -29,6 +29,7 @@ from mockserver.core.errors import LoadError, MissingExtra
 from mockserver.core.shipped import default_seed_path
 from mockserver.openapi import document_bytes
 from mockserver.seeds.loader import load_seed
+from mockserver.serving.console import report_error
 
 NEEDS_FAKER = "mockserver seed generate needs Faker: pip install 'mockserver[generate]'"
 
@@ -224,5 +225,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             return snapshot_seed.run(args.file, args.seed)
         return _generate(args)
     except (LoadError, MissingExtra) as error:
-        print(error, file=sys.stderr)
+        report_error(args.log_format if args.command == "run" else "text", str(error))
         return error.exit_code

@@ -12,7 +12,6 @@ import argparse
 import contextlib
 import signal
 import socket
-import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,7 +27,13 @@ from mockserver.core.config import (
     STATE_LOG_MAX,
     Settings,
 )
-from mockserver.serving.console import Console, StartUp, log_config
+from mockserver.serving.console import (
+    Console,
+    StartUp,
+    log_config,
+    report_error,
+    use_log_format,
+)
 from mockserver.serving.gc_tuning import PacedCollection, tune_for_serving
 from mockserver.serving.listen import StopSignals, listen, shown, stop_signals
 from mockserver.serving.server import protocol_options, serve
@@ -235,12 +240,14 @@ def _megabytes(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until SIGTERM or SIGINT (0); 2 for options that do not go together, 3 when the
-    address cannot be bound. A bad seed or scenario raises its LoadError."""
+    address cannot be bound. A bad seed or scenario raises its LoadError. Every line written
+    from here on honours `--log-format`."""
+    use_log_format(args.log_format)
     refusal = open_control_plane_refusal(args.host, not args.no_admin, args.admin_token)
     if refusal is None:
         refusal = _tls_mistake(args)
     if refusal is not None:
-        print(refusal, file=sys.stderr)
+        report_error(args.log_format, refusal)
         return 2
 
     try:
@@ -248,7 +255,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         where = f"[{args.host}]" if ":" in args.host else args.host
         why = error.strerror or str(error)
-        print(f"mockserver: cannot listen on {where}:{args.port}: {why}", file=sys.stderr)
+        report_error(args.log_format, f"mockserver: cannot listen on {where}:{args.port}: {why}")
         return CANNOT_LISTEN
     with contextlib.ExitStack() as cleanup, stop_signals() as stop:
         for sock in sockets:
@@ -270,7 +277,7 @@ def _serve(
         tls = _tls_files(args, cleanup)
         options = protocol_options(tls)
     except (OSError, ValueError) as error:
-        print(f"mockserver: cannot set up TLS: {error}", file=sys.stderr)
+        report_error(args.log_format, f"mockserver: cannot set up TLS: {error}")
         return 2
     console = Console(args.log_format, app.state.store.clock)
 
