@@ -356,9 +356,17 @@ def _start_up(app: Starlette, sockets: list[socket.socket], tls: TlsFiles | None
         base_url=base,
         clock_mode=clock.mode,
         clock_now=format_ts(clock.now()) if clock.mode == "frozen" else None,
-        inspector=f"{base}/_mock/ui" if app.state.settings.admin else None,
+        inspector=_inspector(app, base),
         ca_bundle=None if tls is None or tls.ca_bundle is None else str(tls.ca_bundle),
     )
+
+
+def _inspector(app: Starlette, base: str) -> str | None:
+    """The inspector's URL a browser opens: its sign-in page when it needs the admin token."""
+    settings = app.state.settings
+    if not settings.admin:
+        return None
+    return f"{base}/_mock/ui/login" if settings.admin_token else f"{base}/_mock/ui"
 
 
 def _reachable(address: str) -> str:
