@@ -21,7 +21,7 @@ from mockserver.cli import run as run_command
 from mockserver.cli import scenarios as scenario_cli
 from mockserver.cli import snapshot_seed, webhook_tools
 from mockserver.cli.environment import EnvironmentParser
-from mockserver.cli.run import RANDOM_HELP, SEED_HELP
+from mockserver.cli.run import RANDOM_HELP, SEED_HELP, rfc3339_time
 from mockserver.cli.scenarios import Validator
 from mockserver.core.config import DEFAULT_RANDOM_SEED, DEFAULT_START_TIME
 from mockserver.core.errors import LoadError, MissingExtra
@@ -29,6 +29,7 @@ from mockserver.core.shipped import default_seed_path
 from mockserver.core.version import __version__
 from mockserver.openapi import document_bytes
 from mockserver.seeds.loader import load_seed
+from mockserver.serving.console import report_error
 
 NEEDS_FAKER = "mockserver seed generate needs Faker: pip install 'mockserver[generate]'"
 
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument(
         "--start-time",
+        type=rfc3339_time,
         metavar="RFC3339",
         help=f"start of the frozen mock clock (default: {DEFAULT_START_TIME})",
     )
@@ -223,5 +225,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             return snapshot_seed.run(args.file, args.seed)
         return _generate(args)
     except (LoadError, MissingExtra) as error:
-        print(error, file=sys.stderr)
+        report_error(args.log_format if args.command == "run" else "text", str(error))
         return error.exit_code

@@ -12,14 +12,13 @@ import argparse
 import contextlib
 import signal
 import socket
-import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mockserver.cli.bind import open_control_plane_refusal
 from mockserver.cli.environment import Repeated
-from mockserver.core.clock import format_ts
+from mockserver.core.clock import format_ts, parse_ts
 from mockserver.core.config import (
     DEFAULT_RANDOM_SEED,
     DEFAULT_START_TIME,
@@ -28,7 +27,13 @@ from mockserver.core.config import (
     Settings,
 )
 from mockserver.core.version import __version__
-from mockserver.serving.console import Console, StartUp, log_config
+from mockserver.serving.console import (
+    Console,
+    StartUp,
+    log_config,
+    report_error,
+    use_log_format,
+)
 from mockserver.serving.gc_tuning import PacedCollection, tune_for_serving
 from mockserver.serving.listen import StopSignals, listen, shown, stop_signals
 from mockserver.serving.server import protocol_options, serve
@@ -80,6 +85,7 @@ def add_options(run: argparse.ArgumentParser) -> list[argparse.Action]:
         ),
         run.add_argument(
             "--start-time",
+            type=rfc3339_time,
             metavar="RFC3339",
             help=f"start of the mock clock (default: now for a real clock, {DEFAULT_START_TIME} "
             "for a frozen one)",
@@ -210,6 +216,17 @@ def _positive(text: str) -> int:
     return value
 
 
+def rfc3339_time(text: str) -> str:
+    """An argument that must be an RFC 3339 time (`--start-time`), kept as written."""
+    try:
+        format_ts(parse_ts(text))
+    except (ValueError, OverflowError, OSError):
+        raise argparse.ArgumentTypeError(
+            f"expected an RFC 3339 time such as {DEFAULT_START_TIME}, got {text!r}"
+        ) from None
+    return text
+
+
 def _megabytes(text: str) -> float:
     """An argument that must be a positive number (of MiB)."""
     try:
@@ -223,12 +240,14 @@ def _megabytes(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until SIGTERM or SIGINT (0); 2 for options that do not go together, 3 when the
-    address cannot be bound. A bad seed or scenario raises its LoadError."""
+    address cannot be bound. A bad seed or scenario raises its LoadError. Every line written
+    from here on honours `--log-format`."""
+    use_log_format(args.log_format)
     refusal = open_control_plane_refusal(args.host, not args.no_admin, args.admin_token)
     if refusal is None:
         refusal = _tls_mistake(args)
     if refusal is not None:
-        print(refusal, file=sys.stderr)
+        report_error(args.log_format, refusal)
         return 2
 
     try:
@@ -236,7 +255,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         where = f"[{args.host}]" if ":" in args.host else args.host
         why = error.strerror or str(error)
-        print(f"mockserver: cannot listen on {where}:{args.port}: {why}", file=sys.stderr)
+        report_error(args.log_format, f"mockserver: cannot listen on {where}:{args.port}: {why}")
         return CANNOT_LISTEN
     with contextlib.ExitStack() as cleanup, stop_signals() as stop:
         for sock in sockets:
@@ -258,7 +277,7 @@ def _serve(
         tls = _tls_files(args, cleanup)
         options = protocol_options(tls)
     except (OSError, ValueError) as error:
-        print(f"mockserver: cannot set up TLS: {error}", file=sys.stderr)
+        report_error(args.log_format, f"mockserver: cannot set up TLS: {error}")
         return 2
     console = Console(args.log_format, app.state.store.clock)
 
@@ -337,9 +356,17 @@ def _start_up(app: Starlette, sockets: list[socket.socket], tls: TlsFiles | None
         base_url=base,
         clock_mode=clock.mode,
         clock_now=format_ts(clock.now()) if clock.mode == "frozen" else None,
-        inspector=f"{base}/_mock/ui" if app.state.settings.admin else None,
+        inspector=_inspector(app, base),
         ca_bundle=None if tls is None or tls.ca_bundle is None else str(tls.ca_bundle),
     )
+
+
+def _inspector(app: Starlette, base: str) -> str | None:
+    """The inspector's URL a browser opens: its sign-in page when it needs the admin token."""
+    settings = app.state.settings
+    if not settings.admin:
+        return None
+    return f"{base}/_mock/ui/login" if settings.admin_token else f"{base}/_mock/ui"
 
 
 def _reachable(address: str) -> str:

@@ -137,9 +137,11 @@ class Scenario:
         return line_of(self.text, path)
 
     def error(self, path: PathT, message: str) -> ScenarioError:
-        """A ScenarioError at the line of `path`, its message prefixed with the path."""
+        """A ScenarioError at the line of `path`, its message prefixed with the path (none
+        for the top level itself)."""
         where = render_path(path)
-        return ScenarioError(self.source, self.line_of(path), f"{where}: {message}")
+        text = f"{where}: {message}" if where else message
+        return ScenarioError(self.source, self.line_of(path), text)
 
 
 def render_path(path: PathT) -> str:

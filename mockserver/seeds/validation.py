@@ -21,7 +21,13 @@ from urllib.parse import urlsplit
 from mockserver.core.clock import format_ts, parse_ts
 from mockserver.domain.conditions import ConditionSyntaxError, parse
 from mockserver.domain.models import READ_SCOPES, SCOPES, Document, Limits, WorkflowStep
-from mockserver.domain.webhook_rules import EVENT_TYPES, URL_MAX, WILDCARD, url_problem
+from mockserver.domain.webhook_rules import (
+    EVENT_TYPES,
+    URL_MAX,
+    WILDCARD,
+    normal_url,
+    url_problem,
+)
 
 PathT = tuple[str | int, ...]
 PathPart = str | int
@@ -212,8 +218,9 @@ def redirect_uri(value: object, path: PathT, key: PathPart) -> str:
 
 
 def webhook_url(value: object, path: PathT, key: PathPart) -> str:
-    """A URL the API would take for an endpoint: https, or http to a loopback host."""
-    url = text(value, path, key, URL_MAX)
+    """A URL the API would take for an endpoint (https, or http to a loopback host), normalised
+    as the API stores it."""
+    url = normal_url(text(value, path, key, URL_MAX))
     problem = url_problem(url, strict=False)
     if problem is not None:
         why = f": {problem}" if problem else ""

@@ -12,7 +12,10 @@ stopped (SIGTERM)` at the end and, with `--log-requests`, one line per API reque
      "method": "GET", "path": "/v1/documents/doc_x", "status": 404, "duration_ms": 0.912,
      "account": "acct_mock_us", "explain": "not_found: No such document: 'doc_x'"}
 
-and the log records of uvicorn and of the mock (warnings, errors) as JSON objects on stderr.
+and every log record (uvicorn's, the mock's, asyncio's, any library's) and every reason not to
+start or go on (`report_error`: a refused bind, a port taken, a bad seed) as JSON objects on
+stderr. The log format applies from the moment the options are parsed (`use_log_format`), so
+what is logged while the sandbox is built is formatted too.
 
 A request line is written by an observer of the sandbox (`SandboxState.observe`), called once a
 request is answered: with request lines off, none is installed and the request path does not
@@ -26,6 +29,7 @@ no journal entry.
 from __future__ import annotations
 
 import logging
+import logging.config
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -167,9 +171,33 @@ class JsonFormatter(logging.Formatter):
         return orjson.dumps(fields).decode()
 
 
+def report_error(format: str, message: str) -> None:
+    """Say on stderr why the server cannot start or go on: `message` as it is for text, else
+    each of its lines as a JSON object shaped as a log record of level error."""
+    if format != "json":
+        print(message, file=sys.stderr)
+        return
+    formatter = JsonFormatter()
+    for line in message.splitlines():
+        record = logging.makeLogRecord(
+            {"name": "mockserver", "levelno": logging.ERROR, "levelname": "ERROR", "msg": line}
+        )
+        print(formatter.format(record), file=sys.stderr)
+
+
+def use_log_format(format: str) -> None:
+    """Format the process's log records as `format` says from now on, before uvicorn starts
+    (it sets the same again); for json, Python's warnings go to the log too."""
+    config = log_config(format)
+    if config is not None:
+        logging.config.dictConfig(config)
+        logging.captureWarnings(True)
+
+
 def log_config(format: str) -> dict[str, Any] | None:
     """uvicorn's `log_config` for `format`: None for text (uvicorn's own), else every record
-    of uvicorn and of the mock as a JSON object on stderr."""
+    (uvicorn's, the mock's, and through the root logger anyone's) as a JSON object on
+    stderr."""
     if format != "json":
         return None
     handler = {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
@@ -180,4 +208,5 @@ def log_config(format: str) -> dict[str, Any] | None:
         "formatters": {"json": {"()": f"{__name__}.JsonFormatter"}},
         "handlers": {"stderr": handler},
         "loggers": {"uvicorn": quiet, "mockserver": quiet, "uvicorn.access": {"handlers": []}},
+        "root": {"handlers": ["stderr"], "level": "WARNING"},
     }

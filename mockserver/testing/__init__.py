@@ -3,10 +3,11 @@ and the container.
 
 The public names are `__all__`: the types the fixtures hand out (`MockServer`, `MockAccount`,
 `MockClient`, and `Controls`, the helpers they share), their errors, the webhook receiver and
-its scripts, `LiveServer`, and `MockServerContainer` (the `container` extra). Every other
-module is internal and may change without notice. pytest imports this package in every run of
-an environment that has mockserver (the plugin lives in it), so names are imported on first
-use: `import mockserver.testing` imports neither pytest, httpx, the app nor testcontainers.
+its scripts, `LiveServer`, and `MockServerContainer` with its errors (the `container` extra).
+Every other module is internal and may change without notice. pytest imports this package in
+every run of an environment that has mockserver (the plugin lives in it), so names are
+imported on first use: `import mockserver.testing` imports neither pytest, httpx, the app nor
+testcontainers.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 # Sorted as `sorted()` sorts, as `mockserver.__all__` is (not isort's constants-first order).
 __all__ = [  # noqa: RUF022
+    "ContainerEngineUnavailable",
     "Controls",
     "HANG",
     "HOLD",
@@ -33,6 +35,7 @@ __all__ = [  # noqa: RUF022
 ]
 
 _WHERE = {
+    "ContainerEngineUnavailable": "mockserver.testing.container",
     "HANG": "mockserver.testing.receiver",
     "HOLD": "mockserver.testing.receiver",
     "Controls": "mockserver.testing.controls",
@@ -52,7 +55,11 @@ _WHERE = {
 
 if TYPE_CHECKING:
     from mockserver.testing.account import MockAccount
-    from mockserver.testing.container import MockServerContainer, MockServerNotHealthy
+    from mockserver.testing.container import (
+        ContainerEngineUnavailable,
+        MockServerContainer,
+        MockServerNotHealthy,
+    )
     from mockserver.testing.controls import Controls
     from mockserver.testing.live import LiveServer
     from mockserver.testing.mock_client import MockClient

@@ -18,6 +18,7 @@ names the extra. Nothing else of mockserver imports it.
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
 from collections.abc import Sequence
@@ -30,6 +31,7 @@ from mockserver.core.version import __version__
 from mockserver.testing.controls import Controls
 
 try:
+    from docker.errors import DockerException
     from testcontainers.core.container import DockerContainer
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(
@@ -39,6 +41,11 @@ except ImportError as error:  # pragma: no cover - depends on the environment
 PORT = 8080  # where the image serves
 FULL_KEY = "sk_test_mock_full"  # the default seed's full-scope key
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+class ContainerEngineUnavailable(RuntimeError):
+    """No container engine answered where the docker library looked for one (DOCKER_HOST, else
+    the default socket); the message says what to do and ends with the library's error."""
 
 
 class MockServerNotHealthy(RuntimeError):
@@ -69,7 +76,15 @@ class MockServerContainer(Controls, DockerContainer):
         health_timeout: float = 60.0,
         **kwargs: Any,
     ) -> None:
-        super().__init__(image, **kwargs)
+        try:
+            super().__init__(image, **kwargs)  # connects to the engine
+        except DockerException as error:
+            where = os.environ.get("DOCKER_HOST")
+            asked = f"DOCKER_HOST is {where}" if where else "DOCKER_HOST is not set"
+            raise ContainerEngineUnavailable(
+                "no container engine answered: start Docker or Podman, or set DOCKER_HOST "
+                f"({asked}; {error})"
+            ) from error
         self.admin_token = admin_token or secrets.token_urlsafe(24)
         self.api_key = FULL_KEY
         self.bind_address = bind_address

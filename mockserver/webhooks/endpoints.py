@@ -31,6 +31,7 @@ from mockserver.domain.webhook_rules import (
     SECRET_PREFIX,
     URL_MAX,
     WILDCARD,
+    normal_url,
     url_problem,
 )
 from mockserver.webhooks.deliveries import QUEUE_SIZE, Delivery, EndpointQueue
@@ -80,9 +81,12 @@ class WebhookBook:
 
 
 def check_url(raw: Any, *, strict: bool) -> str:
-    """An https URL, or http to a loopback host unless `strict`; 422 `param: url` otherwise."""
-    url = v.string(raw, "url", max_len=URL_MAX)
+    """An https URL, or http to a loopback host unless `strict`, normalised (`normal_url`: the
+    host checked is the one a delivery connects to); 422 `param: url` otherwise."""
+    url = normal_url(v.string(raw, "url", max_len=URL_MAX))
     problem = url_problem(url, strict=strict)
+    if problem is None and len(url) > URL_MAX:
+        problem = f"its normalised form is longer than {URL_MAX} characters"
     if problem is None:
         return url
     bad = f"'url' must be an absolute https:// URL (got '{url[:100]}')"

@@ -2,8 +2,9 @@
 
 Every attempt opens its own connection (no keep-alive pool): a receiver's idle timeout can then
 never turn into a spurious failed attempt, so a run replays the same way each time. Connection
-errors, timeouts and non-2xx answers are all failures; redirects are not followed (a 3xx is a
-failure too). A hostile receiver costs a bounded amount:
+errors, timeouts, non-2xx answers and any other error (an unusable URL, a resolver's) are all
+failed attempts; redirects are not followed (a 3xx is a failure too). A hostile receiver costs
+a bounded amount:
 
 - time: one deadline (`timeout`) for the whole attempt, connect to status line, so a receiver
   that drips its answer a byte at a time cannot stretch it the way per-read timeouts would let
@@ -78,18 +79,22 @@ class Sender:
     async def post(self, url: str, body: bytes, signature: str) -> tuple[int | None, str | None]:
         """(status code, None) for a 2xx, else (status code or None, what went wrong). The
         host is resolved and checked first (`targets.py`): a link-local one is refused
-        without connecting."""
+        without connecting. Never raises but on cancellation: any error, an unusable URL
+        included, is a failed attempt, so that its delivery is retried on the schedule."""
         client = self._client()
-        request = client.build_request(
-            "POST",
-            url,
-            content=body,
-            headers={
-                "Content-Type": "application/json",
-                SIGNATURE_HEADER: signature,
-                "User-Agent": USER_AGENT,
-            },
-        )
+        try:
+            request = client.build_request(
+                "POST",
+                url,
+                content=body,
+                headers={
+                    "Content-Type": "application/json",
+                    SIGNATURE_HEADER: signature,
+                    "User-Agent": USER_AGENT,
+                },
+            )
+        except (httpx.InvalidURL, ValueError, UnicodeError) as error:
+            return None, f"unusable URL: {error}"
         try:
             async with asyncio.timeout(self.timeout):
                 response = await self._send_checked(client, request)
@@ -104,6 +109,8 @@ class Sender:
             return None, f"connection failed: {error}"
         except httpx.HTTPError as error:
             return None, f"{type(error).__name__}: {error or 'the connection was closed or reset'}"
+        except Exception as error:  # whatever else: a failed attempt, never a dead task
+            return None, f"{type(error).__name__}: {error}"
         status = response.status_code
         if 200 <= status < 300:
             return status, None

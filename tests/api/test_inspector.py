@@ -228,6 +228,19 @@ def test_admin_token_guards_the_inspector(guarded: httpx.Client) -> None:
     assert guarded.get("/_mock/clock").status_code == 401  # the JSON plane wants the header
 
 
+def test_a_browser_without_the_token_is_sent_to_the_sign_in_page(guarded: httpx.Client) -> None:
+    browser = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    for path in ("", "/requests", "/webhooks"):
+        response = guarded.get(UI + path, headers=browser)
+        assert response.status_code == 303, response.text
+        assert response.headers["location"] == f"{UI}/login"
+    assert guarded.get(f"{UI}/login", headers=browser).status_code == 200
+    # A script, a wrong token and a form still get the 401 envelope.
+    assert_error(guarded.get(UI), 401, None)
+    assert_error(guarded.get(UI, headers={**browser, "X-Mock-Admin-Token": "guess"}), 401, None)
+    assert_error(guarded.post(f"{UI}/reset", headers=browser), 401, None)
+
+
 def test_no_admin_removes_the_inspector() -> None:
     app = create_app(Settings(clock_mode="frozen", admin=False))
     with inprocess_client(app) as client:

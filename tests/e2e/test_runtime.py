@@ -83,6 +83,19 @@ def test_port_0_binds_a_free_port_and_the_start_up_line_names_it(
     assert run.stop() == 0
 
 
+def test_with_an_admin_token_the_start_up_line_names_the_inspectors_sign_in_page(
+    runs: list[Run], tmp_path: Path
+) -> None:
+    run = start(runs, tmp_path / "run", "--port", "0", "--admin-token", "s3cret")
+    line, port = run.listening()
+    sign_in = f"http://127.0.0.1:{port}/_mock/ui/login"
+    assert f"inspector: {sign_in})" in line
+    page = httpx.get(sign_in)
+    assert page.status_code == 200
+    assert "text/html" in page.headers["content-type"]
+    assert run.stop() == 0
+
+
 def test_a_port_that_cannot_be_bound_exits_3_and_names_it(runs: list[Run], tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -15,6 +15,7 @@ import mockserver.testing
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = [
+    "ContainerEngineUnavailable",
     "Controls",
     "HANG",
     "HOLD",

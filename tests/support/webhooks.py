@@ -26,6 +26,11 @@ def register(
     return body
 
 
+def wide(text: str) -> str:
+    """`text` in fullwidth forms (U+FF01..U+FF5E), as some keyboards type them."""
+    return text.translate({c: c + 0xFEE0 for c in range(0x21, 0x7F)})
+
+
 def deliveries(client: httpx.Client, **filters: str) -> list[dict[str, Any]]:
     response = client.get("/_mock/webhooks/deliveries", params=filters)
     assert response.status_code == 200, response.text

@@ -70,12 +70,19 @@ _STATIC = {
 
 def ui(handler: UiHandler) -> Callable[[Request], Awaitable[Response]]:
     """The admin guard for pages and forms: the token from the header or the cookie, and for a
-    POST the same origin."""
+    POST the same origin. A browser opening a page without the token is sent to sign in."""
 
     @wraps(handler)
     async def run(request: Request) -> Response:
-        given = request.headers.get("x-mock-admin-token") or request.cookies.get(COOKIE, "")
-        check_admin_token(request.app.state.settings.admin_token, given)
+        header = request.headers.get("x-mock-admin-token")
+        given = header or request.cookies.get(COOKIE, "")
+        try:
+            check_admin_token(request.app.state.settings.admin_token, given)
+        except AuthenticationError:
+            wants_page = "text/html" in request.headers.get("accept", "")
+            if request.method == "GET" and header is None and wants_page:
+                return RedirectResponse(f"{BASE}/login", status_code=303)
+            raise
         if request.method == "POST":
             same_origin(request)
         return await handler(request, store_of(request))
