@@ -82,8 +82,6 @@ class _AccountSandboxes(Kind):
                     raise Invalid(f"account {tenant.id!r} is in the file twice")
                 seen.add(tenant.id)
                 inner = read(tenant.sandbox, item["state"])
-                if set(inner["accounts"]) != {tenant.id}:
-                    raise Invalid("an account's sandbox must hold that account alone")
             except Invalid as error:
                 error.path.append(index)
                 raise
@@ -261,7 +259,30 @@ def read(sandbox: Sandbox, data: Any) -> dict[str, Any]:
     state: dict[str, Any] = STATE.decode(data, into)
     into.finish()
     _check(state)
+    _check_owner(sandbox, state)
     return state
+
+
+def _check_owner(sandbox: Sandbox, state: dict[str, Any]) -> None:
+    """The state is of the sandbox it is read into, by the accounts it holds (not only by the
+    file's header, which anyone can paste): an account's holds that account alone, a
+    server's the seed's accounts."""
+    held = set(state["accounts"])
+    if sandbox.account is not None:
+        if held != {sandbox.account}:
+            error = Invalid(
+                f"an account's sandbox must hold that account alone ({sandbox.account!r}): "
+                "an account's file restores only into the account it was taken from"
+            )
+            error.path.append("accounts")
+            raise error
+    elif held != set(sandbox.store.seed.accounts):
+        error = Invalid(
+            "a server's state holds the seed's accounts: this is not a file of a server "
+            "(an account's file restores only into that account)"
+        )
+        error.path.append("accounts")
+        raise error
 
 
 def _check(state: dict[str, Any]) -> None:
