@@ -103,3 +103,90 @@ def test_an_accounts_own_file_still_restores(mock: httpx.Client) -> None:
     assert mock.post("/_mock/snapshots", json={"name": "all"}).status_code == 201
     whole = mock.get("/_mock/snapshots/all/download").content
     assert mock.post("/_mock/snapshots/upload", params={"name": "again"}, content=whole).is_success
+
+
+# -- times ---------------------------------------------------------------------------------
+
+
+def first(data: Any, tag: str) -> dict[str, Any]:
+    """The first record of `tag` in the file, depth first."""
+    stack = [data]
+    while stack:
+        item = stack.pop(0)
+        if isinstance(item, dict):
+            if item.get("$") == tag:
+                return item
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    raise LookupError(tag)
+
+
+def busy(client: httpx.Client) -> dict[str, Any]:
+    """A file of a sandbox with a workflow, a keyed document, a webhook delivery waiting and a
+    request journal."""
+    client.post("/v1/webhook_endpoints", json={"url": "http://127.0.0.1:9/x", "events": ["*"]})
+    vault = client.post("/v1/vaults", json={"name": "V", "region": "us"}).json()
+    body = {"title": "Doc", "vault_id": vault["id"]}
+    doc = client.post("/v1/documents", json=body, headers={"Idempotency-Key": "k"}).json()
+    steps = [{"assignee": "ann@example.com"}, {"assignee": "bo@example.com"}]
+    client.post("/v1/workflows", json={"document_id": doc["id"], "steps": steps})
+    client.post("/_mock/webhooks/wait")
+    return download(client)
+
+
+def clock_at(seconds: float) -> Edit:
+    def edit(data: dict[str, Any]) -> None:
+        data["state"]["clock"].update({"now": seconds, "frozen_at": seconds})
+
+    return edit
+
+
+def record_field(tag: str, name: str, value: Any) -> Edit:
+    return lambda data: first(data, tag).update({name: value})
+
+
+TIMES: list[tuple[str, Edit, str]] = [
+    ("the clock in the year -29719", clock_at(-1e12), "state.clock.now"),
+    ("the clock in the year 33658", clock_at(1e12), "state.clock.now"),
+    ("the clock a second before the year 1", clock_at(-62_135_596_801), "state.clock.now"),
+    ("a file saved in the year 10**10", lambda d: d.update(created_at=10**18), "created_at"),
+    ("a file saved before the year 1", lambda d: d.update(created_at=-(10**12)), "created_at"),
+    ("a document made after 9999", record_field("Document", "created_at", 10**12), "created_at"),
+    ("a timer due before the year 1", record_field("Timer", "due", -1e12), "due"),
+    ("a journal entry at -1e12", record_field("Entry", "at", -1e12), "at"),
+    ("a key kept until 1e18", record_field("Record", "expires_at", 1e18), "expires_at"),
+    (
+        "a rate window of -1e12",
+        lambda d: next(iter(d["state"]["rate_limits"]["windows"].values())).append(-1e12),
+        "rate_limits.windows",
+    ),
+    ("a vault locking after 1e17 s", record_field("Vault", "lock_after", 10**17), "lock_after"),
+]
+
+
+@pytest.mark.parametrize(("what", "edit", "where"), TIMES, ids=[t[0] for t in TIMES])
+def test_a_time_out_of_range_is_refused(
+    mock: httpx.Client, what: str, edit: Edit, where: str
+) -> None:
+    refused(mock, edited(busy(mock), edit), where)
+    assert mock.get("/_mock/snapshots").status_code == 200
+    assert mock.get("/_mock/clock").json()["now"] == "2026-01-15T09:00:00Z"
+
+
+def test_the_last_second_of_9999_is_a_time_and_the_clock_stops_there(mock: httpx.Client) -> None:
+    """A file at the last second a timestamp can show restores and serves; the clock does not
+    move past it, and a timer due after it waits (it is only compared with the clock)."""
+    data = edited(busy(mock), clock_at(253_402_300_799))
+    first(data, "Timer")["due"] = 1e12
+    ok = mock.post("/_mock/snapshots/upload", params={"name": "end"}, content=orjson.dumps(data))
+    assert ok.status_code == 201, ok.text
+    assert mock.post("/_mock/snapshots/end/restore").status_code == 200
+    assert mock.get("/_mock/clock").json()["now"] == "9999-12-31T23:59:59Z"
+    moved = mock.post("/_mock/clock/advance", json={"seconds": 1})
+    assert assert_envelope(moved, 422, "validation_error")["param"] == "seconds"
+    assert mock.get("/_mock/webhooks/deliveries").status_code == 200
+    again = mock.post("/_mock/snapshots", json={"name": "again"})
+    assert again.status_code == 201
+    whole = mock.get("/_mock/snapshots/again/download").content
+    assert mock.post("/_mock/snapshots/upload", params={"name": "up"}, content=whole).is_success

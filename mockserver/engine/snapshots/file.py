@@ -30,8 +30,9 @@ import orjson
 
 import mockserver
 from mockserver.core.errors import SnapshotError
-from mockserver.core.kinds import Invalid
+from mockserver.core.kinds import Invalid, Reader
 from mockserver.engine.snapshots.format3_streams import plain_streams
+from mockserver.engine.snapshots.records import TIME
 
 if TYPE_CHECKING:
     from mockserver.engine.sandbox import Sandbox
@@ -159,6 +160,11 @@ def envelope(data: bytes, *, checkpoint: bool = False) -> dict[str, Any]:
     for name in ("created_at", "random_seed", "start"):
         if type(parsed[name]) is not int:
             raise SnapshotError(f"The file's {name!r} must be a whole number.")
+    try:
+        TIME.decode(parsed["created_at"], Reader(None))
+    except Invalid as error:
+        error.path.append("created_at")
+        raise refusal(error) from None
     return parsed
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from mockserver.core.containers import DictOf, ListOf, Obj, Opt, Tuple
 from mockserver.core.errors import ApiError
-from mockserver.core.kinds import MAX_INT, Invalid, Json, Kind, Num, Reader, Str, Writer
+from mockserver.core.kinds import MAX_INT, Invalid, Json, Kind, Reader, Str, Writer
 from mockserver.domain.accounts import account_with
 from mockserver.domain.models import Account
 from mockserver.engine.accounts.spec import parse_spec
@@ -25,7 +25,7 @@ from mockserver.engine.accounts.spec import parse_spec
 # The modules that declare the records a file may hold (importing them registers them).
 from mockserver.engine.snapshots import api_records, worlds  # noqa: F401
 from mockserver.engine.snapshots.kinds import Rec
-from mockserver.engine.snapshots.records import COUNT, ENVIRONMENT, STREAM, TEXT
+from mockserver.engine.snapshots.records import COUNT, ENVIRONMENT, MOMENT, STREAM, TEXT
 from mockserver.engine.snapshots.timers import Timers
 from mockserver.engine.snapshots.traffic import ANONYMOUS, WINDOWS
 
@@ -139,7 +139,7 @@ def _tenant(server: Sandbox, item: Any) -> AccountSandbox:
 STATE = Obj(
     {
         "clock": Obj(
-            {"now": Num(), "frozen_at": Opt(Num()), "mode": Str(("real", "frozen"))},
+            {"now": MOMENT, "frozen_at": Opt(MOMENT), "mode": Str(("real", "frozen"))},
             "The mock clock: its time, and where it stands still if frozen.",
         ),
         "accounts": _Accounts(),

@@ -14,7 +14,9 @@ from mockserver.engine.journal import Entry
 from mockserver.engine.snapshots.kinds import SPECS, Rec
 from mockserver.engine.snapshots.records import (
     COUNT,
+    DUE,
     ENVIRONMENT,
+    MOMENT,
     SECONDS,
     STREAM,
     STRINGS,
@@ -51,7 +53,7 @@ record(
             "fingerprint": Opt(Bytes()),
             "permission": Opt(TEXT),
             "response": Opt(Bytes()),
-            "expires_at": SECONDS,
+            "expires_at": DUE,
             "generation": COUNT,
             "done": Bool(),
             "summary": Bytes(),
@@ -139,7 +141,7 @@ record(
         Entry,
         {
             "seq": Int(1),
-            "at": SECONDS,
+            "at": MOMENT,
             "method": TEXT,
             "path": TEXT,
             "query": TEXT,
@@ -278,6 +280,6 @@ record(Spec(Generation, {}, shared=True, make=lambda into, values: Generation())
 
 # -- collections used by the top-level state -----------------------------------------------
 
-WINDOW = ListOf(SECONDS, deque)
+WINDOW = ListOf(MOMENT, deque)
 WINDOWS = DictOf(TEXT, WINDOW)
 ANONYMOUS = DictOf(TEXT, WINDOW, OrderedDict)
