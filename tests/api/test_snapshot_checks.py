@@ -190,3 +190,69 @@ def test_the_last_second_of_9999_is_a_time_and_the_clock_stops_there(mock: httpx
     assert again.status_code == 201
     whole = mock.get("/_mock/snapshots/again/download").content
     assert mock.post("/_mock/snapshots/upload", params={"name": "up"}, content=whole).is_success
+
+
+# -- references and workflows --------------------------------------------------------------
+
+
+def added(data: dict[str, Any], kind: str) -> dict[str, Any]:
+    """The first record of `kind` (vaults, documents, workflows) a world added to its seed."""
+    for _, world in data["state"]["worlds"]:
+        for region in world["regions"].values():
+            for item in region[kind]:
+                if "$" in item:
+                    return item  # type: ignore[no-any-return]
+    raise LookupError(kind)
+
+
+def active(data: dict[str, Any]) -> dict[str, str]:
+    for _, world in data["state"]["worlds"]:
+        if world["active_workflows"]:
+            return world["active_workflows"]  # type: ignore[no-any-return]
+    raise LookupError("active_workflows")
+
+
+def retarget_active(data: dict[str, Any]) -> None:
+    """The active workflow of the new document moved to a seeded document of the world."""
+    found = active(data)
+    doc_id, workflow_id = next(iter(found.items()))
+    del found[doc_id]
+    found["doc_mock_draft"] = workflow_id
+
+
+REFERENCES: list[tuple[str, Edit, str]] = [
+    ("a workflow of no steps", lambda d: added(d, "workflows").update(steps=[]), "steps"),
+    (
+        "a workflow past its last step",
+        lambda d: added(d, "workflows").update(current_step=3),
+        "current_step",
+    ),
+    (
+        "an active workflow of no document",
+        lambda d: active(d).update(doc_nowhere=next(iter(active(d).values()))),
+        "doc_nowhere",
+    ),
+    ("an active workflow of another document", retarget_active, "active workflow"),
+    (
+        "an active workflow that is not in the world",
+        lambda d: active(d).update({next(iter(active(d))): "wf_nowhere"}),
+        "wf_nowhere",
+    ),
+    (
+        "a webhook book under another world",
+        lambda d: first(d, "WebhookBook").update(environment="live"),
+        "webhooks.books",
+    ),
+    (
+        "a journal entry of an account the file does not have",
+        lambda d: first(d, "Entry").update(account="acct_nobody"),
+        "acct_nobody",
+    ),
+]
+
+
+@pytest.mark.parametrize(("what", "edit", "where"), REFERENCES, ids=[r[0] for r in REFERENCES])
+def test_a_reference_that_does_not_resolve_is_refused(
+    mock: httpx.Client, what: str, edit: Edit, where: str
+) -> None:
+    refused(mock, edited(busy(mock), edit), where)

@@ -175,7 +175,11 @@ record(
 
 def _workflow(into: Reader, values: dict[str, Any]) -> Workflow:
     workflow = Workflow(**values)
-    if not 1 <= workflow.current_step <= max(1, len(workflow.steps)):
+    if not workflow.steps:
+        error = Invalid("a workflow has at least one step")
+        error.path.append("steps")
+        raise error
+    if workflow.current_step > len(workflow.steps):
         raise Invalid("'current_step' must name one of its steps")
     return workflow
 

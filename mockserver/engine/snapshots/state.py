@@ -258,7 +258,7 @@ def read(sandbox: Sandbox, data: Any) -> dict[str, Any]:
     into = Reader(loading)
     state: dict[str, Any] = STATE.decode(data, into)
     into.finish()
-    _check(state)
+    _check(state, sandbox.account)
     _check_owner(sandbox, state)
     return state
 
@@ -285,8 +285,9 @@ def _check_owner(sandbox: Sandbox, state: dict[str, Any]) -> None:
         raise error
 
 
-def _check(state: dict[str, Any]) -> None:
-    """What must hold across parts of the state."""
+def _check(state: dict[str, Any], own: str | None) -> None:
+    """What must hold across parts of the state (`own`: the account of an account's
+    sandbox, whose journal entries are marked with it)."""
     clock = state["clock"]
     if (clock["frozen_at"] is None) != (clock["mode"] == "real"):
         raise Invalid("a clock stands still ('frozen_at') exactly when its mode is frozen")
@@ -297,6 +298,35 @@ def _check(state: dict[str, Any]) -> None:
     for key_id, key in state["keys"].items():
         if key.key != key_id or key.account_id not in accounts:
             raise Invalid(f"key {key_id[:12]!r}... is not a key of an account of the file")
+    for key, book in state["webhooks"]["books"].items():
+        if key != (book.account_id, book.environment) or key[0] not in accounts:
+            raise _at(
+                Invalid(f"webhook book {list(key)} is not the book of a world of the file"),
+                "webhooks",
+                "books",
+            )
+    oauth = state["oauth"]
+    for client_id, client in oauth["clients"].items():
+        if client.client_id != client_id or client.account_id not in accounts:
+            raise _at(
+                Invalid(f"client {client_id!r} is not one of an account of the file"), "oauth"
+            )
+    for name in ("codes", "tokens"):
+        for issued in oauth[name].values():
+            if issued.client_id not in oauth["clients"] or issued.account_id not in accounts:
+                message = f"an issued {name[:-1]} is not of a client and account of the file"
+                raise _at(Invalid(message), "oauth", name)
+    answering = {own, *(tenant.id for tenant, _ in state["account_sandboxes"])}
+    for index, entry in enumerate(state["journal"]["entries"]):
+        if entry.account is not None and entry.account not in answering:
+            message = f"is of account {entry.account!r}, which has no sandbox in the file"
+            raise _at(Invalid(message), "journal", "entries", index, "account")
+
+
+def _at(error: Invalid, *path: str | int) -> Invalid:
+    """`error` placed at `path` (from the state down)."""
+    error.path.extend(reversed(path))
+    return error
 
 
 def apply(sandbox: Sandbox, state: dict[str, Any]) -> None:
