@@ -256,3 +256,66 @@ def test_a_reference_that_does_not_resolve_is_refused(
     mock: httpx.Client, what: str, edit: Edit, where: str
 ) -> None:
     refused(mock, edited(busy(mock), edit), where)
+
+
+# -- the answers idempotency records replay ------------------------------------------------
+
+
+def kept_answer(edit: Callable[[bytes], bytes]) -> Edit:
+    """An edit of the first idempotency record's stored answer (as bytes)."""
+
+    def change(data: dict[str, Any]) -> None:
+        record = first(data, "Record")
+        record["response"] = edit(record["response"].encode()).decode()
+
+    return change
+
+
+def with_header(line: bytes) -> Callable[[bytes], bytes]:
+    return lambda stored: stored.replace(b"\r\n\r\n", b"\r\n" + line + b"\r\n\r\n", 1)
+
+
+def header_set(name: bytes, value: bytes) -> Callable[[bytes], bytes]:
+    def change(stored: bytes) -> bytes:
+        head, _, body = stored.partition(b"\r\n\r\n")
+        lines = [
+            name + b": " + value if line.lower().startswith(name + b":") else line
+            for line in head.split(b"\r\n")
+        ]
+        return b"\r\n".join(lines) + b"\r\n\r\n" + body
+
+    return change
+
+
+KEPT: list[tuple[str, Callable[[bytes], bytes]]] = [
+    ("a cookie for the inspector", with_header(b"set-cookie: mock_admin_token=x; Path=/_mock")),
+    ("a header the mock never writes", with_header(b"x-frame-options: ALLOW")),
+    ("a second content-length", with_header(b"content-length: 0")),
+    ("an HTML answer", header_set(b"content-type", b"text/html")),
+    ("a content-length that is not the body's", header_set(b"content-length", b"3")),
+    ("a request id that is not one", header_set(b"x-request-id", b"req_\x01")),
+    ("a status that is not a number", lambda stored: b"abc" + stored[3:]),
+    ("a status that is never kept", lambda stored: b"500" + stored[3:]),
+    ("no head at all", lambda stored: b"garbage"),
+]
+
+
+@pytest.mark.parametrize(("what", "edit"), KEPT, ids=[k[0] for k in KEPT])
+def test_a_stored_answer_holds_only_what_the_mock_writes(
+    mock: httpx.Client, what: str, edit: Callable[[bytes], bytes]
+) -> None:
+    refused(mock, edited(busy(mock), kept_answer(edit)), "response")
+
+
+def test_a_stored_answer_replays_as_the_mock_wrote_it(mock: httpx.Client) -> None:
+    """The unchanged file's kept answers load, and replay byte for byte after a restore."""
+    key = {"Idempotency-Key": "vault"}
+    answer = mock.post("/v1/vaults", json={"name": "V", "region": "us"}, headers=key)
+    assert answer.status_code == 201
+    data = orjson.dumps(download(mock))
+    assert mock.post("/_mock/snapshots/upload", params={"name": "up"}, content=data).is_success
+    assert mock.post("/_mock/snapshots/up/restore").status_code == 200
+    replayed = mock.post("/v1/vaults", json={"name": "V", "region": "us"}, headers=key)
+    assert replayed.headers["idempotent-replayed"] == "true"
+    assert replayed.content == answer.content
+    assert replayed.headers["x-request-id"] == answer.headers["x-request-id"]
