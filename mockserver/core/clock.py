@@ -210,8 +210,8 @@ class FollowClock(Clock):
 
 _RFC3339 = "%Y-%m-%dT%H:%M:%SZ"
 # Years 1 to 9999, the range datetime can show.
-_FIRST_SECOND = -62_135_596_800
-_LAST_SECOND = 253_402_300_799
+FIRST_SECOND = -62_135_596_800
+LAST_SECOND = 253_402_300_799
 
 
 def format_ts(epoch: float) -> str:
@@ -223,7 +223,7 @@ def format_ts(epoch: float) -> str:
 def http_date(epoch: float) -> bytes:
     """An HTTP `Date` value (RFC 9110 IMF-fixdate, e.g. `Thu, 15 Jan 2026 09:00:00 GMT`) of the
     whole second, in English whatever the locale; clamped to the years 1 to 9999."""
-    seconds = min(max(math.floor(epoch), _FIRST_SECOND), _LAST_SECOND)
+    seconds = min(max(math.floor(epoch), FIRST_SECOND), LAST_SECOND)
     return email.utils.formatdate(seconds, usegmt=True).encode()
 
 

@@ -145,19 +145,22 @@ class Int(Kind):
 
 
 class Num(Kind):
-    """A finite number (seconds, perhaps with a fraction), read as written: an int or a
-    float."""
+    """A finite number from `lo` to `hi` (seconds, perhaps with a fraction), read as written:
+    an int or a float."""
+
+    def __init__(self, lo: float = -(2**53), hi: float = 2**53) -> None:
+        self.lo, self.hi = lo, hi
 
     def encode(self, value: Any, out: Writer) -> Any:
         return value
 
     def decode(self, data: Any, into: Reader) -> Any:
-        if type(data) not in (int, float) or not math.isfinite(data) or abs(data) > 2**53:
-            raise Invalid("must be a finite number")
+        if type(data) not in (int, float) or not self.lo <= data <= self.hi:
+            raise Invalid(f"must be a finite number from {self.lo} to {self.hi}")
         return data
 
     def schema(self) -> dict[str, Any]:
-        return {"type": "number", "minimum": -(2**53), "maximum": 2**53}
+        return {"type": "number", "minimum": self.lo, "maximum": self.hi}
 
 
 class Str(Kind):

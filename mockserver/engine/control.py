@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from mockserver.core.clock import format_ts
+from mockserver.core.clock import LAST_SECOND, format_ts
 from mockserver.core.errors import Conflict, NotFound, SeedError, ValidationError
 from mockserver.domain import documents
 from mockserver.domain import validation as v
@@ -82,6 +82,12 @@ class Control:
         if not 0 <= seconds <= TEN_YEARS:
             raise ValidationError(
                 f"'seconds' must be from 0 to {TEN_YEARS} (the clock never moves back by advance).",
+                param="seconds",
+            )
+        if self._store.clock.now() + seconds > LAST_SECOND:
+            raise ValidationError(
+                "'seconds' would move the clock past 9999-12-31T23:59:59Z, the last time a "
+                "timestamp can show.",
                 param="seconds",
             )
         ran = await self._store.scheduler.advance_async(seconds)

@@ -14,16 +14,27 @@ mock time).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import NamedTuple
 
 from mockserver.domain.auth import Principal
+from mockserver.domain.idempotency import is_kept
 from mockserver.engine.reading import MAX_BODY, first_header
 from mockserver.engine.request import HeaderLines
 from mockserver.engine.traffic import Hold, Traffic
 
 StoredResponse = bytes  # see `pack_response`
 REPLAYED = (b"idempotent-replayed", b"true")
+# The headers a kept answer holds, each at most once: the mock's own (the operation's, a
+# deprecation's, its request id). Anything else on the first answer (a scenario rule's extra
+# headers) is not answered again, so a kept answer, and a snapshot file's, can hold nothing
+# else (`check_kept`).
+_KEPT = frozenset(
+    (b"content-type", b"content-length", b"x-request-id", b"deprecation", b"sunset", b"link")
+)
+_REQUEST_ID = re.compile(rb"req_[A-Za-z0-9]{1,64}")
+_VISIBLE = re.compile(rb"[\x20-\x7e]*")
 
 
 class Replay(NamedTuple):
@@ -48,9 +59,8 @@ class Ticket:
         for the operation's `permission`, or the key let go if no operation ran."""
         if self.hold.record is None:
             return
-        self.traffic.keep(
-            self.hold, permission, status, pack_response(pack_head(status, headers), body)
-        )
+        head = pack_head(status, kept_headers(headers, body))
+        self.traffic.keep(self.hold, permission, status, pack_response(head, body))
 
     def close(self) -> None:
         """After the request: release the key if no response was kept."""
@@ -110,3 +120,43 @@ def unpack_response(stored: StoredResponse) -> tuple[int, HeaderLines, bytes]:
     status, *lines = head.split(b"\r\n")
     headers = [(name, value) for name, _, value in (line.partition(b": ") for line in lines)]
     return int(status), headers, body
+
+
+def kept_headers(headers: HeaderLines, body: bytes) -> HeaderLines:
+    """The headers of an answer that a replay sends again: the mock's own, once each, with
+    values it writes (a JSON content type, the body's length, a request id, visible ASCII)."""
+    kept: HeaderLines = []
+    seen: set[bytes] = set()
+    for name, value in headers:
+        if name in _KEPT and name not in seen and _own_value(name, value, body):
+            kept.append((name, value))
+            seen.add(name)
+    return kept
+
+
+def _own_value(name: bytes, value: bytes, body: bytes) -> bool:
+    if name == b"content-type":
+        return value == b"application/json"
+    if name == b"content-length":
+        return value == b"%d" % len(body)
+    if name == b"x-request-id":
+        return _REQUEST_ID.fullmatch(value) is not None
+    return _VISIBLE.fullmatch(value) is not None
+
+
+def check_kept(stored: StoredResponse) -> str | None:
+    """What is wrong with a kept answer read from a file (None: nothing): it must be one the
+    mock keeps, a kept status and only the headers `kept_headers` keeps."""
+    head, blank, _ = stored.partition(b"\r\n\r\n")
+    status_line = head.split(b"\r\n", 1)[0]
+    if not blank or not status_line.isdigit() or len(status_line) != 3:
+        return "is not a kept answer: a status, header lines, a blank line, then the body"
+    status, headers, body = unpack_response(stored)
+    if not is_kept(status):
+        return f"has status {status}, which is never kept"
+    kept = kept_headers(headers, body)
+    if kept != headers:
+        odd = next(name for name, value in headers if (name, value) not in kept)
+        shown = odd.decode("ascii", "replace")[:64]
+        return f"has a header the mock does not keep, or not as the mock writes it: {shown!r}"
+    return None

@@ -161,7 +161,7 @@ CRAFTED: list[tuple[str, Edit, str]] = [
     (
         "a huge number",
         lambda d: _first_record(d, "Document").update({"created_at": 9 * 10**18}),
-        "whole number",
+        "must be a time",
     ),
     (
         "a negative count",

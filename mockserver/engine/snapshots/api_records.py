@@ -30,7 +30,10 @@ from mockserver.domain.oauth_state import AccessToken, AuthorizationCode
 from mockserver.engine.snapshots.kinds import Rec
 from mockserver.engine.snapshots.records import (
     COUNT,
+    DUE_SECOND,
+    DURATION,
     ENVIRONMENT,
+    PERIOD_BOUND,
     REGION,
     STRING_SET,
     STRINGS,
@@ -78,7 +81,7 @@ record(
             "account_id": TEXT,
             "redirect_uris": STRINGS,
             "name": TEXT,
-            "token_lifetime": COUNT,
+            "token_lifetime": Int(1, 2**53),
         },
     )
 )
@@ -94,7 +97,7 @@ record(
             "redirect_uri": TEXT,
             "redirect_uri_given": Bool(),
             "code_challenge": Opt(TEXT),
-            "expires_at": TIME,
+            "expires_at": DUE_SECOND,
             "token": Opt(TEXT),
         },
     )
@@ -108,8 +111,8 @@ record(
             "account_id": TEXT,
             "user_email": TEXT,
             "scopes": STRING_SET,
-            "expires_at": TIME,
-            "expires_in": COUNT,
+            "expires_at": DUE_SECOND,
+            "expires_in": DURATION,
             "revoked": Bool(),
         },
     )
@@ -127,7 +130,7 @@ record(
             "region": REGION,
             "created_at": TIME,
             "members": ListOf(Rec("Member")),
-            "lock_after": COUNT,
+            "lock_after": DURATION,
             "seq": COUNT,
         },
     )
@@ -172,7 +175,11 @@ record(
 
 def _workflow(into: Reader, values: dict[str, Any]) -> Workflow:
     workflow = Workflow(**values)
-    if not 1 <= workflow.current_step <= max(1, len(workflow.steps)):
+    if not workflow.steps:
+        error = Invalid("a workflow has at least one step")
+        error.path.append("steps")
+        raise error
+    if workflow.current_step > len(workflow.steps):
         raise Invalid("'current_step' must name one of its steps")
     return workflow
 
@@ -201,13 +208,13 @@ record(
             "id": TEXT,
             "region": REGION,
             "period": TEXT,
-            "start": TIME,
-            "end": TIME,
+            "start": PERIOD_BOUND,
+            "end": PERIOD_BOUND,
             "format": Str(("csv",)),
             "status": Str(("processing", "completed")),
             "created_at": TIME,
             "completed_at": Opt(TIME),
-            "expires_at": Opt(TIME),
+            "expires_at": Opt(DUE_SECOND),
             "signature": Opt(TEXT),
             "snapshot_seq": COUNT,
         },

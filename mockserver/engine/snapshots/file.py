@@ -31,10 +31,11 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from mockserver.core.errors import SnapshotError
-from mockserver.core.kinds import Invalid
+from mockserver.core.kinds import Invalid, Reader
 from mockserver.core.version import __version__
 from mockserver.engine.snapshots import json_cost
 from mockserver.engine.snapshots.format3_streams import plain_streams
+from mockserver.engine.snapshots.records import TIME
 
 if TYPE_CHECKING:
     from mockserver.engine.sandbox import SandboxState
@@ -167,6 +168,11 @@ def envelope(data: bytes, *, checkpoint: bool = False) -> dict[str, Any]:
     for name in ("created_at", "random_seed", "start"):
         if type(parsed[name]) is not int:
             raise SnapshotError(f"The file's {name!r} must be a whole number.")
+    try:
+        TIME.decode(parsed["created_at"], Reader(None))
+    except Invalid as error:
+        error.path.append("created_at")
+        raise refusal(error) from None
     return parsed
 
 

@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from mockserver.core.clock import _FIRST_SECOND, _LAST_SECOND
+from mockserver.core.clock import FIRST_SECOND, LAST_SECOND
 from mockserver.core.containers import Later, ListOf, Opt
 from mockserver.core.ids import IdFactory
 from mockserver.core.kinds import Int, Invalid, Kind, Num, Reader, Str, Writer
@@ -29,8 +29,40 @@ from mockserver.engine.snapshots.kinds import SPECS
 Make = Callable[[Reader, dict[str, Any]], Any]
 Get = Callable[[Any], dict[str, Any]]
 
-TIME = Int(_FIRST_SECOND, _LAST_SECOND)  # Unix seconds a timestamp can show
-SECONDS = Num()  # a time or a duration with a fraction
+# A time is within the years 1 to 9999 (Unix seconds), the range a timestamp can show, so
+# whatever the restored sandbox does with it (shows it, moves the clock to it) works. A due time
+# (a timer's, an expiry) may lie past that, since it is only compared with the clock: it is a
+# time plus a duration, and a duration is at most 2**53 seconds, as in a seed.
+
+
+class _Time(Int):
+    """Whole Unix seconds within the years 1 to 9999."""
+
+    def decode(self, data: Any, into: Reader) -> Any:
+        if type(data) is not int or not FIRST_SECOND <= data <= LAST_SECOND:
+            raise Invalid(_NOT_A_TIME)
+        return data
+
+
+class _Moment(Num):
+    """Unix seconds with a fraction, within the years 1 to 9999."""
+
+    def decode(self, data: Any, into: Reader) -> Any:
+        if type(data) not in (int, float) or not FIRST_SECOND <= data <= LAST_SECOND:
+            raise Invalid(_NOT_A_TIME)
+        return data
+
+
+_NOT_A_TIME = (
+    f"must be a time from 0001-01-01 to 9999-12-31 (Unix seconds {FIRST_SECOND} to {LAST_SECOND})"
+)
+TIME = _Time(FIRST_SECOND, LAST_SECOND)  # whole seconds
+MOMENT = _Moment(FIRST_SECOND, LAST_SECOND)  # with a fraction: the clock, a journal entry's
+DURATION = Int(0, 2**53)  # whole seconds added to a time
+SECONDS = Num(0, 2**53)  # a duration with a fraction
+DUE = Num(FIRST_SECOND, 2**54)  # a time something falls due: a time plus a duration
+DUE_SECOND = Int(FIRST_SECOND, 2**54)  # the same, in whole seconds (an expiry)
+PERIOD_BOUND = Int(FIRST_SECOND, LAST_SECOND + 1)  # a day's first second (export periods)
 COUNT = Int()
 TEXT = Str()
 REGION = Str(REGIONS)

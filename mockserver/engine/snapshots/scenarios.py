@@ -16,13 +16,14 @@ from mockserver.core.containers import DictOf, ListOf, Obj, Opt
 from mockserver.core.containers import Tuple as Fixed
 from mockserver.core.errors import ScenarioError
 from mockserver.core.kinds import Bool, Int, Invalid, Kind, Reader, Str, Writer
+from mockserver.engine.snapshots.records import TIME
 from mockserver.scenarios.loader import load_scenario_text
 from mockserver.scenarios.model import Scenario
 
 if TYPE_CHECKING:
     from mockserver.scenarios.chaos import Chaos, Counted
 
-_RULE = Fixed(Bool(), Int(), Int(), Opt(Int(-(2**53), 2**53)))  # enabled, seen, fired, burst end
+_RULE = Fixed(Bool(), Int(), Int(), Opt(TIME))  # enabled, seen, fired, burst end
 _SWITCH = Bool()  # a webhook fault's or deprecation's `enabled`
 _FIELDS = ("source", "text", "rules", "webhooks", "deprecations")
 # Per account ('' for none): [matched, hit] of a chaos rule or webhook chaos rule; matched of

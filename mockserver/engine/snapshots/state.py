@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from mockserver.core.containers import DictOf, ListOf, Obj, Opt, Tuple
 from mockserver.core.errors import ApiError
-from mockserver.core.kinds import MAX_INT, Invalid, Json, Kind, Num, Reader, Str, Writer
+from mockserver.core.kinds import MAX_INT, Invalid, Json, Kind, Reader, Str, Writer
 from mockserver.domain.accounts import account_with
 from mockserver.domain.models import Account
 from mockserver.engine.accounts.spec import parse_spec
@@ -25,7 +25,7 @@ from mockserver.engine.accounts.spec import parse_spec
 # The modules that declare the records a file may hold (importing them registers them).
 from mockserver.engine.snapshots import api_records, worlds  # noqa: F401
 from mockserver.engine.snapshots.kinds import Rec
-from mockserver.engine.snapshots.records import COUNT, ENVIRONMENT, STREAM, TEXT
+from mockserver.engine.snapshots.records import COUNT, ENVIRONMENT, MOMENT, STREAM, TEXT
 from mockserver.engine.snapshots.timers import Timers
 from mockserver.engine.snapshots.traffic import ANONYMOUS, WINDOWS
 
@@ -82,8 +82,6 @@ class _AccountSandboxes(Kind):
                     raise Invalid(f"account {tenant.id!r} is in the file twice")
                 seen.add(tenant.id)
                 inner = read(tenant.sandbox, item["state"])
-                if set(inner["accounts"]) != {tenant.id}:
-                    raise Invalid("an account's sandbox must hold that account alone")
             except Invalid as error:
                 error.path.append(index)
                 raise
@@ -141,7 +139,7 @@ def _tenant(server: SandboxState, item: Any) -> AccountSandbox:
 STATE = Obj(
     {
         "clock": Obj(
-            {"now": Num(), "frozen_at": Opt(Num()), "mode": Str(("real", "frozen"))},
+            {"now": MOMENT, "frozen_at": Opt(MOMENT), "mode": Str(("real", "frozen"))},
             "The mock clock: its time, and where it stands still if frozen.",
         ),
         "accounts": _Accounts(),
@@ -260,12 +258,36 @@ def read(sandbox: SandboxState, data: Any) -> dict[str, Any]:
     into = Reader(loading)
     state: dict[str, Any] = STATE.decode(data, into)
     into.finish()
-    _check(state)
+    _check(state, sandbox.account)
+    _check_owner(sandbox, state)
     return state
 
 
-def _check(state: dict[str, Any]) -> None:
-    """What must hold across parts of the state."""
+def _check_owner(sandbox: SandboxState, state: dict[str, Any]) -> None:
+    """The state is of the sandbox it is read into, by the accounts it holds (not only by the
+    file's header, which anyone can paste): an account's holds that account alone, a
+    server's the seed's accounts."""
+    held = set(state["accounts"])
+    if sandbox.account is not None:
+        if held != {sandbox.account}:
+            error = Invalid(
+                f"an account's sandbox must hold that account alone ({sandbox.account!r}): "
+                "an account's file restores only into the account it was taken from"
+            )
+            error.path.append("accounts")
+            raise error
+    elif held != set(sandbox.store.seed.accounts):
+        error = Invalid(
+            "a server's state holds the seed's accounts: this is not a file of a server "
+            "(an account's file restores only into that account)"
+        )
+        error.path.append("accounts")
+        raise error
+
+
+def _check(state: dict[str, Any], own: str | None) -> None:
+    """What must hold across parts of the state (`own`: the account of an account's
+    sandbox, whose journal entries are marked with it)."""
     clock = state["clock"]
     if (clock["frozen_at"] is None) != (clock["mode"] == "real"):
         raise Invalid("a clock stands still ('frozen_at') exactly when its mode is frozen")
@@ -276,6 +298,35 @@ def _check(state: dict[str, Any]) -> None:
     for key_id, key in state["keys"].items():
         if key.key != key_id or key.account_id not in accounts:
             raise Invalid(f"key {key_id[:12]!r}... is not a key of an account of the file")
+    for key, book in state["webhooks"]["books"].items():
+        if key != (book.account_id, book.environment) or key[0] not in accounts:
+            raise _at(
+                Invalid(f"webhook book {list(key)} is not the book of a world of the file"),
+                "webhooks",
+                "books",
+            )
+    oauth = state["oauth"]
+    for client_id, client in oauth["clients"].items():
+        if client.client_id != client_id or client.account_id not in accounts:
+            raise _at(
+                Invalid(f"client {client_id!r} is not one of an account of the file"), "oauth"
+            )
+    for name in ("codes", "tokens"):
+        for issued in oauth[name].values():
+            if issued.client_id not in oauth["clients"] or issued.account_id not in accounts:
+                message = f"an issued {name[:-1]} is not of a client and account of the file"
+                raise _at(Invalid(message), "oauth", name)
+    answering = {own, *(tenant.id for tenant, _ in state["account_sandboxes"])}
+    for index, entry in enumerate(state["journal"]["entries"]):
+        if entry.account is not None and entry.account not in answering:
+            message = f"is of account {entry.account!r}, which has no sandbox in the file"
+            raise _at(Invalid(message), "journal", "entries", index, "account")
+
+
+def _at(error: Invalid, *path: str | int) -> Invalid:
+    """`error` placed at `path` (from the state down)."""
+    error.path.extend(reversed(path))
+    return error
 
 
 def apply(sandbox: SandboxState, state: dict[str, Any]) -> None:

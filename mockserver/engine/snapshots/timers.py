@@ -15,8 +15,8 @@ from mockserver.domain.documents import LockTimer
 from mockserver.engine.snapshots.kinds import Rec
 from mockserver.engine.snapshots.records import (
     COUNT,
+    DUE,
     REGION,
-    SECONDS,
     TEXT,
     TIME,
     Spec,
@@ -45,7 +45,7 @@ record(
     Spec(
         Timer,
         {
-            "due": SECONDS,
+            "due": DUE,
             "order": COUNT,
             "action": ACTIONS,
             "cancelled": Bool(),
@@ -84,7 +84,7 @@ record(
     Spec(
         Timer,
         {
-            "due": SECONDS,
+            "due": DUE,
             "order": COUNT,
             "world": Rec("World"),
             "region": REGION,

@@ -11,10 +11,13 @@ from mockserver.core.containers import DictOf, Later, ListOf, Opt, Tuple
 from mockserver.core.kinds import Bool, Bytes, Int, Invalid, Json, Kind, Reader, Str, Writer
 from mockserver.domain.idempotency import Record
 from mockserver.engine.journal import Entry
+from mockserver.engine.kept_responses import check_kept
 from mockserver.engine.snapshots.kinds import SPECS, Rec
 from mockserver.engine.snapshots.records import (
     COUNT,
+    DUE,
     ENVIRONMENT,
+    MOMENT,
     SECONDS,
     STREAM,
     STRINGS,
@@ -40,6 +43,12 @@ def _record(into: Reader, values: dict[str, Any]) -> Record:
     made.summary = values["summary"]
     if made.done and made.response is None:
         raise Invalid("a completed record keeps a response")
+    if made.response is not None:
+        problem = check_kept(made.response)
+        if problem is not None:
+            error = Invalid(f"its stored answer {problem}")
+            error.path.append("response")
+            raise error
     return made
 
 
@@ -51,7 +60,7 @@ record(
             "fingerprint": Opt(Bytes()),
             "permission": Opt(TEXT),
             "response": Opt(Bytes()),
-            "expires_at": SECONDS,
+            "expires_at": DUE,
             "generation": COUNT,
             "done": Bool(),
             "summary": Bytes(),
@@ -139,7 +148,7 @@ record(
         Entry,
         {
             "seq": Int(1),
-            "at": SECONDS,
+            "at": MOMENT,
             "method": TEXT,
             "path": TEXT,
             "query": TEXT,
@@ -278,6 +287,6 @@ record(Spec(Generation, {}, shared=True, make=lambda into, values: Generation())
 
 # -- collections used by the top-level state -----------------------------------------------
 
-WINDOW = ListOf(SECONDS, deque)
+WINDOW = ListOf(MOMENT, deque)
 WINDOWS = DictOf(TEXT, WINDOW)
 ANONYMOUS = DictOf(TEXT, WINDOW, OrderedDict)

@@ -352,10 +352,22 @@ def _world(into: Reader, values: dict[str, Any]) -> World:
         if job.id != job_id:
             raise Invalid(f"export {job.id!r} is listed as {job_id!r}")
     world.active_workflows = values["active_workflows"]
-    us, eu = (world.regions[name].workflows for name in REGIONS)
     for doc_id, workflow_id in world.active_workflows.items():
-        if workflow_id not in us and workflow_id not in eu:
+        workflow = next(
+            (
+                r.workflows[workflow_id]
+                for r in world.regions.values()
+                if workflow_id in r.workflows
+            ),
+            None,
+        )
+        if workflow is None:
             raise Invalid(f"active workflow {workflow_id!r} of {doc_id!r} is not in the world")
+        if workflow.document_id != doc_id:
+            raise Invalid(
+                f"active workflow {workflow_id!r} is listed for {doc_id!r}, but is "
+                f"{workflow.document_id!r}'s"
+            )
     return world
 
 
