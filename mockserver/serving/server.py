@@ -7,17 +7,16 @@ HTTPS-only when TLS is on (`https_only.py`), with no access log and without uvic
 
 from __future__ import annotations
 
-import asyncio
 import socket
 from collections.abc import Callable
 from typing import Any
 
 import uvicorn
 
-# uvicorn's own HTTP protocol (httptools, else h11), which the slow-client guard subclasses: one
-# of the two names of its internals the mock uses (the other: its WebSocket protocol, below).
-# It is behaviour the mock must have, not a speed trick, and no public hook of uvicorn bounds a
-# request head's time and size; tests/serving pins what the guard reads of it.
+# uvicorn's own HTTP protocol (httptools, else h11), which the slow-client guard subclasses: the
+# one name of its internals the mock imports (DESIGN 28's one exception). It is behaviour the mock
+# must have, and no public hook of uvicorn bounds a request head's time and size; uvicorn is
+# pinned to a tested range and tests/serving pins what the guard reads of it.
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from mockserver.serving.asgi import ASGIApp
@@ -99,25 +98,9 @@ def _fixed() -> dict[str, Any]:
         "access_log": False,
         "date_header": False,
         "proxy_headers": False,
-        "ws": websocket_protocol,
+        "ws": "auto",  # uvicorn's own WebSocket protocol: the app closes a WebSocket, so 403
         **uvicorn_limits(),
     }
-
-
-def websocket_protocol(**options: Any) -> asyncio.Protocol:
-    """uvicorn's own WebSocket protocol (what its `ws="auto"` picks), imported by the first
-    request that asks for a WebSocket rather than when a server starts: the API speaks none
-    (the app closes every WebSocket at once, so uvicorn answers 403), and importing the
-    websockets library is a good part of a test server's first start and of `mockserver run`'s.
-    uvicorn's own "auto" is a callable of the same shape. The module it names is uvicorn's
-    internal one, the second the mock imports: kept for the first-use budget of `mock_server`
-    (Performance: the test-driven loop), and tests/e2e/test_lazy_imports.py fails if a release
-    moves it."""
-    from uvicorn.protocols.websockets.auto import AutoWebSocketsProtocol
-
-    if AutoWebSocketsProtocol is None:  # websockets comes with uvicorn[standard]
-        raise RuntimeError("no WebSocket library is installed (mockserver needs uvicorn[standard])")
-    return AutoWebSocketsProtocol(**options)
 
 
 def serve_as_is(app: ASGIApp, *, host: str, port: int, log_level: str) -> None:

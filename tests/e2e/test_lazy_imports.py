@@ -65,39 +65,3 @@ def test_each_is_made_by_its_first_use() -> None:
 
     assert _validator().schema["type"] == "object"
     assert _templates().env.filters["pretty"] is not None
-
-
-WEBSOCKETS = """
-import socket
-import sys
-
-import httpx
-
-from mockserver import Settings, create_app
-from mockserver.testing.live import LiveServer
-
-live = LiveServer(create_app(Settings(clock_mode="frozen"))).start()
-key = {"Authorization": "Bearer sk_test_mock_full"}
-with httpx.Client(base_url=live.base_url, headers=key) as client:
-    assert client.get("/v1/documents/doc_mock_draft").status_code == 200
-before = "websockets" in sys.modules
-upgrade = (
-    b"GET /v1/documents HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nUpgrade: websocket\\r\\n"
-    b"Connection: Upgrade\\r\\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\n"
-    b"Sec-WebSocket-Version: 13\\r\\n\\r\\n"
-)
-with socket.create_connection((live.host, live.port), timeout=60) as sock:
-    sock.sendall(upgrade)
-    answer = b""
-    while chunk := sock.recv(65536):
-        answer += chunk
-live.stop()
-print(before, "websockets" in sys.modules, answer.split(b"\\r\\n")[0].decode())
-"""
-
-
-def test_a_server_imports_websockets_only_when_a_websocket_is_asked_for() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", WEBSOCKETS], capture_output=True, text=True, timeout=120, check=True
-    )
-    assert done.stdout.strip() == "False True HTTP/1.1 403 Forbidden"
