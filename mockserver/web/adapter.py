@@ -146,18 +146,23 @@ async def capture(app: ASGIApp, scope: Scope, receive: Receive) -> Response:
     return Response(status, headers, b"".join(chunks))
 
 
-async def answer(app: ASGIApp, request: Request) -> Response:
-    """`app`'s answer to `request`, its body given whole (see `capture`)."""
-    body_sent = False
+def receive_once(body: bytes) -> Receive:
+    """An ASGI `receive` that gives `body` whole, then says the client has gone."""
+    sent = False
 
     async def receive() -> Message:
-        nonlocal body_sent
-        if body_sent:
+        nonlocal sent
+        if sent:
             return {"type": "http.disconnect"}
-        body_sent = True
-        return {"type": "http.request", "body": request.body, "more_body": False}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
 
-    return await capture(app, scope_of(request), receive)
+    return receive
+
+
+async def answer(app: ASGIApp, request: Request) -> Response:
+    """`app`'s answer to `request`, its body given whole (see `capture`)."""
+    return await capture(app, scope_of(request), receive_once(request.body))
 
 
 async def send_answer(response: Response, send: Send) -> None:

@@ -10,13 +10,13 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.requests import Request as StarletteRequest
 from starlette.responses import Response as StarletteResponse
-from starlette.types import Message
 
 from mockserver.core.first_call import imported_on_first_call
 from mockserver.engine.reading import MAX_BODY
 from mockserver.engine.request import Request, Response
 from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Route
+from mockserver.web.adapter import receive_once
 
 Endpoint = Callable[[StarletteRequest], Awaitable[StarletteResponse]]
 ORIGIN = "mockserver.request"  # the scope's key of the sandbox's request (for triggers)
@@ -37,16 +37,7 @@ def page_route(app: Starlette, methods: list[str], path: str, endpoint: Endpoint
         request = state.request
         body = await state.body(MAX_BODY)
         scope = _scope(app, request, state.path, params)
-        given = False
-
-        async def receive() -> Message:
-            nonlocal given
-            if given:
-                return {"type": "http.disconnect"}
-            given = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        answer = await endpoint(StarletteRequest(scope, receive))
+        answer = await endpoint(StarletteRequest(scope, receive_once(body)))
         return Response(answer.status_code, list(answer.raw_headers), bytes(answer.body))
 
     return Route(methods, path, serve)
