@@ -111,9 +111,11 @@ class RealClock(Clock):
         self._initial_offset = self._offset
 
     def now(self) -> float:
+        """The time; it stops at the last second a timestamp can show (a restored snapshot
+        may start it near there), like an advance (`Control.advance`)."""
         if self._frozen_at is not None:
             return self._frozen_at
-        return self._time() + self._offset
+        return min(self._time() + self._offset, LAST_SECOND)
 
     def advance(self, seconds: float) -> None:
         if self._frozen_at is not None:

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from mockserver.core.clock import format_ts
+from mockserver.core.clock import LAST_SECOND, format_ts
 from mockserver.core.scheduler import Timer
 
 RETRY_FIRST = 60  # seconds from the first failure to the first retry
@@ -255,7 +255,9 @@ class Journal:
 
 
 def _ts(value: int | None) -> str | None:
-    return None if value is None else format_ts(value)
+    """A due time as shown: one past the year 9999 (a retry due after the clock's last second)
+    shows as that second, which the clock never passes."""
+    return None if value is None else format_ts(min(value, LAST_SECOND))
 
 
 def delivery_view(delivery: Delivery) -> dict[str, Any]:

@@ -67,8 +67,8 @@ record(
             "scopes": STRING_SET,
             "owner": TEXT,
             "revoked": Bool(),
-            "rate_limit": COUNT,
-            "burst": COUNT,
+            "rate_limit": Int(1),
+            "burst": Int(1),
         },
     )
 )

@@ -16,6 +16,7 @@ from mockserver.engine.snapshots.kinds import SPECS, Rec
 from mockserver.engine.snapshots.records import (
     COUNT,
     DUE,
+    DUE_SECOND,
     ENVIRONMENT,
     MOMENT,
     SECONDS,
@@ -215,7 +216,7 @@ record(
             "status": Str(DELIVERY_STATUSES),
             "attempts": ListOf(Rec("Attempt")),
             "first_attempt_at": Opt(TIME),
-            "next_attempt_at": Opt(TIME),
+            "next_attempt_at": Opt(DUE_SECOND),
             "in_flight": Bool(),
             "timer": Later(Opt(Rec("Timer"))),
         },
