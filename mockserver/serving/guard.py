@@ -8,7 +8,8 @@ them and the server runs out of file descriptors or memory, and others go unserv
 
 - sends a whole request head within `head_timeout` seconds, counted from the connection or
   from the first byte after the previous response (else 408, or a plain close if nothing came);
-- sends a head of at most `head_max` bytes (else 431 and a close);
+- sends a head of at most `head_max` bytes, however they are split into reads (else 431 and
+  a close): the parser is never fed more of a head than the cap leaves room for;
 - is registered in `core.connections` while open, so that a scenario's transport fault can
   break it;
 - counts against `max_connections`: past it, the connection idle (between requests) the
@@ -96,20 +97,40 @@ def guarded_protocol(
                 if cycle is not None and cycle.response_complete and not cycle.more_body:
                     self._between_requests()
                 return
+            room = head_max - self._head_bytes
+            if len(data) > room:
+                self._past_the_cap(data, room)
+                return
             self._head_bytes += len(data)
             base.data_received(self, data)
-            cycle = self.cycle
-            if cycle is not None and (not cycle.response_complete or cycle.more_body):
-                self._head_bytes = 0  # the head is in
-                if self._head_timer is not None:
-                    self._disarm()
-                idle.pop(self, None)
+            if self._in_request():
+                self._head_in()
             elif self.transport.is_closing():
                 return
-            elif self._head_bytes > head_max:
-                self._close(too_large)
             elif self._head_timer is None:
                 self._arm()
+
+        def _past_the_cap(self, data: bytes, room: int) -> None:
+            """`data` holds more than the head may still take: the parser gets only what
+            fits, so a head over the cap is refused however its bytes were split into reads
+            (a whole head of 70 KB in one read included); what follows a head that fits (its
+            body, say) is handled as ever."""
+            if room > 0:  # never an empty feed: to h11 that means the client has gone
+                self._head_bytes = head_max
+                base.data_received(self, data[:room])
+                if self._in_request():
+                    self._head_in()
+                    self.data_received(data[room:])
+                    return
+                if self.transport.is_closing() or self.transport.get_protocol() is not self:
+                    return  # answered (a malformed head), or upgraded to a WebSocket
+            self._close(too_large)
+
+        def _head_in(self) -> None:
+            self._head_bytes = 0
+            if self._head_timer is not None:
+                self._disarm()
+            idle.pop(self, None)
 
         def on_response_complete(self) -> None:
             # Once per request, so uvicorn's own called directly rather than through super(),
