@@ -4,6 +4,7 @@
      +-- MockError                         the root: every error of the mock (public)
           +-- ApiError                     status, type: one error envelope (docs/reference)
           |    +-- BadRequest              400 bad_request
+          |    |    +-- RequestTimeout     408 bad_request
           |    |    +-- PayloadTooLarge    413 bad_request
           |    +-- AuthenticationError     401 authentication_error
           |    +-- PermissionDenied        403 permission_error
@@ -71,6 +72,12 @@ class ApiError(MockError):
 class BadRequest(ApiError):
     status = 400
     type = "bad_request"
+
+
+class RequestTimeout(BadRequest):
+    """The request body stopped arriving (`web/middleware/body_timeout.py`)."""
+
+    status = 408
 
 
 class PayloadTooLarge(BadRequest):

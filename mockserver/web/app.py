@@ -23,6 +23,7 @@ from mockserver.web.adapter import Adapter, route_of_sandbox
 from mockserver.web.inspector import inspector_routes
 from mockserver.web.middleware.accounts import Accounts
 from mockserver.web.middleware.authentication import Authentication
+from mockserver.web.middleware.body_timeout import BodyTimeout
 from mockserver.web.middleware.control_guard import ControlGuard
 from mockserver.web.middleware.durable_log import DurableLog
 from mockserver.web.middleware.errors import Errors
@@ -48,6 +49,7 @@ def middleware(sandbox: SandboxState) -> list[Middleware]:
     health check is answered before anything looks at the request; a durable sandbox logs
     every request before it runs."""
     return [
+        Middleware(BodyTimeout, seconds=sandbox.settings.body_timeout),
         Middleware(TransportFaults),
         Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
         Middleware(Health),
