@@ -13,6 +13,7 @@
           |    +-- ValidationError         422 validation_error
           |    +-- RateLimited             429 rate_limit_error
           |    +-- InternalError           500 api_error
+          |         +-- ServiceUnavailable 503 api_error
           +-- LoadError                    a seed or scenario file is bad: `file:line: message`,
           |    |                           exit 2
           |    +-- SeedError
@@ -137,6 +138,12 @@ class RateLimited(ApiError):
 class InternalError(ApiError):
     status = 500
     type = "api_error"
+
+
+class ServiceUnavailable(InternalError):
+    """A request still running when the server's shutdown grace ended (`serving/stopping.py`)."""
+
+    status = 503
 
 
 class LoadError(MockError):
