@@ -1,6 +1,7 @@
 """The control plane's guard against web pages (`engine/control_plane/origin_guard.py`): with
-no admin token, a `/_mock` request a web page could send (a foreign `Origin`, or a `Host` that
-is not loopback) is 403 before anything reads it. Only the server's sandbox has the guard.
+no admin token, a `/_mock` request a web page could send (a foreign `Origin`, a `Host` that is
+not loopback, `Sec-Fetch-Site: cross-site`) is 403 before anything reads it. Only the server's
+sandbox has the guard.
 
 Whatever the token, every answer to an inspector URL (`/_mock/ui`: its pages, redirects,
 static files, and the envelopes of its errors and of this guard's refusals) forbids framing,
