@@ -31,6 +31,7 @@ _REGION_PREFIXES = {"/us/v1": "us", "/eu/v1": "eu"}
 _BAD_ESCAPE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 
 CONTROL_PLANE = "/_mock"  # where the control plane's paths start
+INSPECTOR = "/_mock/ui"  # where the inspector's pages are
 
 
 def first_header(headers: HeaderLines, name: bytes) -> bytes | None:

@@ -1,7 +1,8 @@
 """The inspector: `/_mock/ui`, web pages to watch and steer the mock while a test runs.
 
-    pages.py    read-only views (GET), usable without JavaScript
-    actions.py  the buttons (form POSTs answered with 303 back to the page)
+    pages.py    read-only views (GET), usable without JavaScript; no GET changes anything
+    actions.py  the buttons (form POSTs answered with 303 back to the page), choosing the
+                watched account included
     engine/inspector_views.py, engine/inspector_webhooks.py
                 view models from the store, the journals and the delivery engine (no
                 Starlette, no Jinja2)
@@ -31,7 +32,7 @@ def inspector_routes(app: Starlette) -> list[Route]:
         (["GET"], f"{base}/resources", later("pages", "resources_page")),
         (["GET"], f"{base}/audit", later("pages", "audit_page")),
         (["GET"], f"{base}/state", later("pages", "state")),
-        (["GET"], f"{base}/watch", later("pages", "watch")),
+        (["POST"], f"{base}/watch", later("actions", "watch")),
         (["POST"], f"{base}/clock/advance", later("actions", "advance_clock")),
         (["POST"], f"{base}/clock/set", later("actions", "set_clock")),
         (["POST"], f"{base}/reset", later("actions", "reset")),

@@ -12,7 +12,7 @@ from starlette.requests import Request as StarletteRequest
 from starlette.responses import Response as StarletteResponse
 
 from mockserver.core.first_call import imported_on_first_call
-from mockserver.engine.reading import MAX_BODY
+from mockserver.engine.reading import INSPECTOR, MAX_BODY
 from mockserver.engine.request import Request, Response
 from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Route
@@ -20,7 +20,7 @@ from mockserver.web.adapter import receive_once
 
 Endpoint = Callable[[StarletteRequest], Awaitable[StarletteResponse]]
 ORIGIN = "mockserver.request"  # the scope's key of the sandbox's request (for triggers)
-BASE = "/_mock/ui"  # where the inspector's pages are
+BASE = INSPECTOR  # where the inspector's pages are
 
 
 def later(module: str, name: str) -> Endpoint:
