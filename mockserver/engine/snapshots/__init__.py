@@ -5,6 +5,9 @@ written as references; `records`: the allow-list of records and their fields). S
 the file's bytes once; restoring reads them into new objects, checking every field, and only
 then swaps them in, so a file that does not read changes nothing, and one snapshot can be
 restored any number of times. The same state gives the same bytes.
+
+A state directory's checkpoint holds the server's named snapshots and every account
+sandbox's (`checkpoint`).
 """
 
 from __future__ import annotations
@@ -161,38 +164,64 @@ def _read(sandbox: SandboxState, parsed: dict[str, Any]) -> dict[str, Any]:
 
 def checkpoint(sandbox: SandboxState) -> bytes:
     """The whole sandbox and its named snapshots as one file (what a state directory keeps):
-    call with no background work running."""
+    the server's as `{"name", "file"}`, then each account sandbox's as
+    `{"account", "name", "file"}`. Call with no background work running."""
     from mockserver.engine.snapshots import file, state
 
-    named = [
+    named: list[dict[str, Any]] = [
         {"name": s.name, "file": orjson.Fragment(s.data)} for s in sandbox.snapshots.named.values()
     ]
+    for tenant in sandbox.tenants or ():
+        named.extend(
+            {"account": tenant.id, "name": s.name, "file": orjson.Fragment(s.data)}
+            for s in tenant.sandbox.snapshots.named.values()
+        )
     with collector_paused():
         captured = state.capture(sandbox)
     return file.write(sandbox, sandbox.store.now(), captured, snapshots=named)
 
 
 def load_checkpoint(sandbox: SandboxState, data: bytes) -> None:
-    """Put back what `checkpoint` wrote (SnapshotError if it cannot be loaded here). The named
-    snapshots in it are checked to be this server's; each is read in full when restored."""
+    """Put back what `checkpoint` wrote (SnapshotError if it cannot be loaded here, and nothing
+    changed). The named snapshots in it are checked to be this server's, or the account
+    sandbox's they are listed for (a checkpoint of an earlier mockserver lists the server's only);
+    each is read in full when restored."""
     from mockserver.engine.snapshots import file, state
 
     with collector_paused():
         parsed = file.parse(sandbox, data, checkpoint=True)
         read = _read(sandbox, parsed)
-    named: dict[str, Snapshot] = {}
+    tenants = {tenant.id: tenant.sandbox for tenant, _ in read["account_sandboxes"]}
+    named: dict[str | None, dict[str, Snapshot]] = {}
     listed = parsed["snapshots"]
     if type(listed) is not list:
         raise SnapshotError("The checkpoint's 'snapshots' must be a list.")
     for item in listed:
-        if type(item) is not dict or item.keys() != {"name", "file"}:
-            raise SnapshotError("A snapshot of the checkpoint must be an object of name, file.")
-        name = check_name(item["name"])
+        if type(item) is not dict or item.keys() - {"account"} != {"name", "file"}:
+            raise SnapshotError(
+                "A snapshot of the checkpoint must be an object of name, file (and account, "
+                "for an account sandbox's)."
+            )
+        owner: SandboxState | None = sandbox
+        account = None
+        if "account" in item:
+            account = item["account"]
+            owner = tenants.get(account) if type(account) is str else None
+        if owner is None:
+            raise SnapshotError(
+                f"A snapshot of the checkpoint is of account {str(account)[:64]!r}, which has "
+                "no sandbox in it."
+            )
+        name = item["name"]
+        if type(name) is not str or NAME.fullmatch(name) is None:
+            raise SnapshotError(f"A snapshot of the checkpoint has no valid name ({name!r:.70}).")
         data = orjson.dumps(item["file"])
-        inner = file.parse(sandbox, data)
-        named[name] = Snapshot(name, inner["created_at"], data)
+        inner = file.parse(owner, data)
+        named.setdefault(account, {})[name] = Snapshot(name, inner["created_at"], data)
     state.apply(sandbox, read)
-    sandbox.snapshots.named = named
+    sandbox.snapshots.named = named.get(None, {})
+    for account, tenant in tenants.items():
+        tenant.snapshots.named = named.get(account, {})
 
 
 def listing(sandbox: SandboxState) -> list[Snapshot]:
