@@ -70,6 +70,47 @@ def test_an_accounts_snapshots_survive_compaction_and_kill_9(tmp_path: Path) -> 
         server.stop()
 
 
+def test_an_account_made_after_the_clock_moved_restarts_with_its_snapshots(
+    tmp_path: Path,
+) -> None:
+    """An account on the server clock, made once the clock had moved: its sandbox is built
+    again at another moment by a restart from the checkpoint (and by a restore of the server),
+    and its named snapshots and downloaded files still load into it."""
+    server = DurableServer(tmp_path / "state", "--clock", "frozen", "--state-log-max", LOG_MAX)
+    client = server.start()
+    try:
+        _ok(client.post("/_mock/clock/advance", json={"seconds": 3600}))
+        made = _ok(client.post("/_mock/accounts", json={"name": "Later"}), 201)
+        base = f"/_mock/accounts/{made['id']}"
+        url = f"http://127.0.0.1:{server.port}"
+        with httpx.Client(base_url=url, headers=auth(made["keys"]["full"])) as mine:
+            vault = _ok(mine.post("/v1/vaults", json={"name": "Kept", "region": "us"}), 201)
+        _ok(client.post(f"{base}/snapshots", json={"name": "x"}), 201)
+        _ok(client.post("/_mock/snapshots", json={"name": "server"}), 201)
+        download = client.get(f"{base}/snapshots/x/download").content
+        _ok(client.post("/_mock/clock/advance", json={"seconds": 3600}))
+        server.kill()
+
+        client = server.start()  # the account's sandbox is built again, at 09:00
+        assert _names(client, base) == ["x"]
+        _ok(client.post(f"{base}/snapshots/x/restore"))
+        uploaded = client.post(f"{base}/snapshots/upload", params={"name": "y"}, content=download)
+        assert uploaded.status_code == 201, uploaded.text
+        _ok(client.post("/_mock/clock/advance", json={"seconds": 3600}))
+        _ok(client.post("/_mock/snapshots/server/restore"))  # built again, at 12:00
+        uploaded = client.post(f"{base}/snapshots/upload", params={"name": "z"}, content=download)
+        assert uploaded.status_code == 201, uploaded.text
+        _ok(client.post(f"{base}/snapshots/z/restore"))
+        url = f"http://127.0.0.1:{server.port}"
+        with httpx.Client(base_url=url, headers=auth(made["keys"]["full"])) as mine:
+            assert [v["id"] for v in _ok(mine.get("/v1/vaults"))["data"]] == [vault["id"]]
+        server.kill()
+        client = server.start()
+        assert _names(client, base) == ["z"]
+    finally:
+        server.stop()
+
+
 def _rewrite_checkpoint(state: Path, change: Callable[[dict[str, Any]], None]) -> None:
     """Edit the JSON of DIR's checkpoint, keeping its head (the log generation) valid."""
     checkpoint = state / "checkpoint"
