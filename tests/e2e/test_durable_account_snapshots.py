@@ -1,6 +1,6 @@
 """An account sandbox's named snapshots on a durable server (`--state-dir`): they are in the
 checkpoint a compaction writes, so they survive it, `kill -9` and a restart as the server's own
-do."""
+do, and after the restart they still count towards the server's limits."""
 
 from __future__ import annotations
 
@@ -107,6 +107,33 @@ def test_an_account_made_after_the_clock_moved_restarts_with_its_snapshots(
         server.kill()
         client = server.start()
         assert _names(client, base) == ["z"]
+    finally:
+        server.stop()
+
+
+def test_the_server_wide_limit_holds_across_a_restart(tmp_path: Path) -> None:
+    """64 named snapshots between the server and an account, kept through a compaction and a
+    restart: the 65th, anywhere, is 409; deleting the account frees its share."""
+    server = DurableServer(tmp_path / "state", "--clock", "frozen", "--state-log-max", LOG_MAX)
+    client = server.start()
+    try:
+        made = _ok(client.post("/_mock/accounts", json={"name": "Own"}), 201)
+        base = f"/_mock/accounts/{made['id']}"
+        for index in range(40):
+            _ok(client.post("/_mock/snapshots", json={"name": f"s{index}"}), 201)
+        for index in range(24):
+            _ok(client.post(f"{base}/snapshots", json={"name": f"a{index}"}), 201)
+        server.kill()
+
+        client = server.start()
+        assert len(_names(client, base)) == 24
+        for where in ("/_mock", base):
+            refused = client.post(f"{where}/snapshots", json={"name": "one-more"})
+            assert refused.status_code == 409, refused.text
+            assert "64 named snapshots" in refused.json()["error"]["message"]
+        _ok(client.post(f"{base}/snapshots", json={"name": "a3"}), 201)  # replaced
+        _ok(client.delete(base))
+        _ok(client.post("/_mock/snapshots", json={"name": "one-more"}), 201)
     finally:
         server.stop()
 

@@ -6,13 +6,14 @@ the file's bytes once; restoring reads them into new objects, checking every fie
 then swaps them in, so a file that does not read changes nothing, and one snapshot can be
 restored any number of times. The same state gives the same bytes.
 
-A state directory's checkpoint holds the server's named snapshots and every account
-sandbox's (`checkpoint`).
+The limits on named snapshots are the server's: its own and every account sandbox's count
+together (`check_room`), and a state directory's checkpoint holds them all (`checkpoint`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,8 +31,9 @@ if TYPE_CHECKING:
     from mockserver.engine.sandbox import SandboxState
 
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-MAX_NAMED = 64  # named snapshots a sandbox keeps at most
-MAX_KEPT_BYTES = 1 << 30  # bytes of their files together
+# What a server keeps at most, its own named snapshots and its account sandboxes' together:
+MAX_NAMED = 64  # named snapshots
+MAX_KEPT_BYTES = 1 << 30  # bytes of their files
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,8 @@ class Snapshots:
 
     named: dict[str, Snapshot] = field(default_factory=dict)
     seed_fingerprint: str | None = None  # see `file.seed_fingerprint`
+    # An account sandbox's: the server's sandbox, whose limits its snapshots count towards.
+    server: SandboxState | None = None
 
 
 def check_name(name: Any) -> str:
@@ -77,24 +81,41 @@ def find(sandbox: SandboxState, name: str) -> Snapshot:
 
 
 def check_room(sandbox: SandboxState, name: str, size: int = 0) -> None:
-    """409 if keeping a file of `size` bytes as `name` would pass a limit: the number of named
-    snapshots or the bytes of their files (a snapshot of that name is replaced: it does not
-    count)."""
-    others = [s for s in sandbox.snapshots.named.values() if s.name != name]
+    """409 if keeping a file of `size` bytes as `name` in `sandbox` would pass a limit of its
+    server: the number of named snapshots or the bytes of their files, the server's own and
+    every account sandbox's together (a snapshot of that name in `sandbox` is replaced: it
+    does not count)."""
+    mine = sandbox.snapshots
+    others = [
+        snapshot
+        for shelf in _shelves(sandbox)
+        for snapshot in shelf.named.values()
+        if shelf is not mine or snapshot.name != name
+    ]
     if len(others) >= MAX_NAMED:
         raise Conflict(
-            f"The sandbox keeps {MAX_NAMED} named snapshots, the most it may: delete one "
-            "first, or save over one of their names.",
+            f"The server keeps {MAX_NAMED} named snapshots, the most it may (its own and its "
+            "account sandboxes' together): delete one first, or save over one of their names.",
             param="name",
         )
     kept = sum(s.size for s in others)
     if kept + size > MAX_KEPT_BYTES:
         raise Conflict(
-            f"The snapshot ({size:,} bytes) would take the sandbox's snapshot files past "
-            f"{MAX_KEPT_BYTES:,} bytes, the most it keeps ({kept:,} are kept): delete one "
-            "first.",
+            f"The snapshot ({size:,} bytes) would take the server's snapshot files past "
+            f"{MAX_KEPT_BYTES:,} bytes, the most it keeps for itself and its account "
+            f"sandboxes together ({kept:,} are kept): delete one first.",
             param="name",
         )
+
+
+def _shelves(sandbox: SandboxState) -> Iterator[Snapshots]:
+    """The named snapshots of `sandbox`'s server: its own, then each account sandbox's (an
+    account's removed since is gone, with its snapshots); `sandbox`'s in any case."""
+    server = sandbox.snapshots.server or sandbox
+    shelves = [server.snapshots, *(t.sandbox.snapshots for t in server.tenants or ())]
+    yield from shelves
+    if not any(shelf is sandbox.snapshots for shelf in shelves):
+        yield sandbox.snapshots
 
 
 def keep(sandbox: SandboxState, snapshot: Snapshot) -> Snapshot:
