@@ -62,9 +62,11 @@ class SandboxState:
         account: str | None = None,
         outer_scenarios: ScenarioEngine | None = None,
         observers: list[Observer] | None = None,
+        server: SandboxState | None = None,
     ) -> None:
-        """`account`, `outer_scenarios` and `observers`: for an account's sandbox (see
-        `for_account`), its account, the server's scenarios and the server's observers."""
+        """`account`, `outer_scenarios`, `observers` and `server`: for an account's sandbox (see
+        `for_account`), its account, the server's scenarios, the server's observers and the
+        server's sandbox (whose limits on named snapshots it shares)."""
         self.settings = settings
         self.store = store
         self.scenarios = scenarios
@@ -73,7 +75,7 @@ class SandboxState:
         self.account = account  # the one account of an account's sandbox; None: the server's
         self.accounts = AccountFactory(store)
         self.api = Api(store, webhooks)
-        self.snapshots = Snapshots()
+        self.snapshots = Snapshots(server=server)
         self.control = Control(self)
         control_plane = settings.admin and account is None
         routes = self.api.routes() + (control_routes(self) if control_plane else [])
@@ -198,6 +200,7 @@ class SandboxState:
             account=account.id,
             outer_scenarios=server.scenarios,
             observers=server.observers,  # one request log for all
+            server=server,
         )
 
     def running(self) -> AbstractAsyncContextManager[None]:

@@ -5,11 +5,15 @@ written as references; `records`: the allow-list of records and their fields). S
 the file's bytes once; restoring reads them into new objects, checking every field, and only
 then swaps them in, so a file that does not read changes nothing, and one snapshot can be
 restored any number of times. The same state gives the same bytes.
+
+The limits on named snapshots are the server's: its own and every account sandbox's count
+together (`check_room`), and a state directory's checkpoint holds them all (`checkpoint`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,8 +31,9 @@ if TYPE_CHECKING:
     from mockserver.engine.sandbox import SandboxState
 
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-MAX_NAMED = 64  # named snapshots a sandbox keeps at most
-MAX_KEPT_BYTES = 1 << 30  # bytes of their files together
+# What a server keeps at most, its own named snapshots and its account sandboxes' together:
+MAX_NAMED = 64  # named snapshots
+MAX_KEPT_BYTES = 1 << 30  # bytes of their files
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +59,8 @@ class Snapshots:
 
     named: dict[str, Snapshot] = field(default_factory=dict)
     seed_fingerprint: str | None = None  # see `file.seed_fingerprint`
+    # An account sandbox's: the server's sandbox, whose limits its snapshots count towards.
+    server: SandboxState | None = None
 
 
 def check_name(name: Any) -> str:
@@ -74,24 +81,41 @@ def find(sandbox: SandboxState, name: str) -> Snapshot:
 
 
 def check_room(sandbox: SandboxState, name: str, size: int = 0) -> None:
-    """409 if keeping a file of `size` bytes as `name` would pass a limit: the number of named
-    snapshots or the bytes of their files (a snapshot of that name is replaced: it does not
-    count)."""
-    others = [s for s in sandbox.snapshots.named.values() if s.name != name]
+    """409 if keeping a file of `size` bytes as `name` in `sandbox` would pass a limit of its
+    server: the number of named snapshots or the bytes of their files, the server's own and
+    every account sandbox's together (a snapshot of that name in `sandbox` is replaced: it
+    does not count)."""
+    mine = sandbox.snapshots
+    others = [
+        snapshot
+        for shelf in _shelves(sandbox)
+        for snapshot in shelf.named.values()
+        if shelf is not mine or snapshot.name != name
+    ]
     if len(others) >= MAX_NAMED:
         raise Conflict(
-            f"The sandbox keeps {MAX_NAMED} named snapshots, the most it may: delete one "
-            "first, or save over one of their names.",
+            f"The server keeps {MAX_NAMED} named snapshots, the most it may (its own and its "
+            "account sandboxes' together): delete one first, or save over one of their names.",
             param="name",
         )
     kept = sum(s.size for s in others)
     if kept + size > MAX_KEPT_BYTES:
         raise Conflict(
-            f"The snapshot ({size:,} bytes) would take the sandbox's snapshot files past "
-            f"{MAX_KEPT_BYTES:,} bytes, the most it keeps ({kept:,} are kept): delete one "
-            "first.",
+            f"The snapshot ({size:,} bytes) would take the server's snapshot files past "
+            f"{MAX_KEPT_BYTES:,} bytes, the most it keeps for itself and its account "
+            f"sandboxes together ({kept:,} are kept): delete one first.",
             param="name",
         )
+
+
+def _shelves(sandbox: SandboxState) -> Iterator[Snapshots]:
+    """The named snapshots of `sandbox`'s server: its own, then each account sandbox's (an
+    account's removed since is gone, with its snapshots); `sandbox`'s in any case."""
+    server = sandbox.snapshots.server or sandbox
+    shelves = [server.snapshots, *(t.sandbox.snapshots for t in server.tenants or ())]
+    yield from shelves
+    if not any(shelf is sandbox.snapshots for shelf in shelves):
+        yield sandbox.snapshots
 
 
 def keep(sandbox: SandboxState, snapshot: Snapshot) -> Snapshot:
@@ -161,38 +185,64 @@ def _read(sandbox: SandboxState, parsed: dict[str, Any]) -> dict[str, Any]:
 
 def checkpoint(sandbox: SandboxState) -> bytes:
     """The whole sandbox and its named snapshots as one file (what a state directory keeps):
-    call with no background work running."""
+    the server's as `{"name", "file"}`, then each account sandbox's as
+    `{"account", "name", "file"}`. Call with no background work running."""
     from mockserver.engine.snapshots import file, state
 
-    named = [
+    named: list[dict[str, Any]] = [
         {"name": s.name, "file": orjson.Fragment(s.data)} for s in sandbox.snapshots.named.values()
     ]
+    for tenant in sandbox.tenants or ():
+        named.extend(
+            {"account": tenant.id, "name": s.name, "file": orjson.Fragment(s.data)}
+            for s in tenant.sandbox.snapshots.named.values()
+        )
     with collector_paused():
         captured = state.capture(sandbox)
     return file.write(sandbox, sandbox.store.now(), captured, snapshots=named)
 
 
 def load_checkpoint(sandbox: SandboxState, data: bytes) -> None:
-    """Put back what `checkpoint` wrote (SnapshotError if it cannot be loaded here). The named
-    snapshots in it are checked to be this server's; each is read in full when restored."""
+    """Put back what `checkpoint` wrote (SnapshotError if it cannot be loaded here, and nothing
+    changed). The named snapshots in it are checked to be this server's, or the account
+    sandbox's they are listed for (a checkpoint of an earlier mockserver lists the server's only);
+    each is read in full when restored."""
     from mockserver.engine.snapshots import file, state
 
     with collector_paused():
         parsed = file.parse(sandbox, data, checkpoint=True)
         read = _read(sandbox, parsed)
-    named: dict[str, Snapshot] = {}
+    tenants = {tenant.id: tenant.sandbox for tenant, _ in read["account_sandboxes"]}
+    named: dict[str | None, dict[str, Snapshot]] = {}
     listed = parsed["snapshots"]
     if type(listed) is not list:
         raise SnapshotError("The checkpoint's 'snapshots' must be a list.")
     for item in listed:
-        if type(item) is not dict or item.keys() != {"name", "file"}:
-            raise SnapshotError("A snapshot of the checkpoint must be an object of name, file.")
-        name = check_name(item["name"])
+        if type(item) is not dict or item.keys() - {"account"} != {"name", "file"}:
+            raise SnapshotError(
+                "A snapshot of the checkpoint must be an object of name, file (and account, "
+                "for an account sandbox's)."
+            )
+        owner: SandboxState | None = sandbox
+        account = None
+        if "account" in item:
+            account = item["account"]
+            owner = tenants.get(account) if type(account) is str else None
+        if owner is None:
+            raise SnapshotError(
+                f"A snapshot of the checkpoint is of account {str(account)[:64]!r}, which has "
+                "no sandbox in it."
+            )
+        name = item["name"]
+        if type(name) is not str or NAME.fullmatch(name) is None:
+            raise SnapshotError(f"A snapshot of the checkpoint has no valid name ({name!r:.70}).")
         data = orjson.dumps(item["file"])
-        inner = file.parse(sandbox, data)
-        named[name] = Snapshot(name, inner["created_at"], data)
+        inner = file.parse(owner, data)
+        named.setdefault(account, {})[name] = Snapshot(name, inner["created_at"], data)
     state.apply(sandbox, read)
-    sandbox.snapshots.named = named
+    sandbox.snapshots.named = named.get(None, {})
+    for account, tenant in tenants.items():
+        tenant.snapshots.named = named.get(account, {})
 
 
 def listing(sandbox: SandboxState) -> list[Snapshot]:

@@ -8,7 +8,8 @@
 `format` numbers the data format; a file of an earlier format is migrated on reading
 (`MIGRATIONS`), one of a later one is refused. `mockserver` says who wrote it and is not
 checked. The seed, random seed and start time must be this server's: the state refers to
-seeded objects and to times shifted from that start. `sha256` (of the compact JSON of
+seeded objects and to times shifted from that start (an account sandbox's start is not
+checked: see `_UNCHECKED`). `sha256` (of the compact JSON of
 `[created_at, state]`) finds a damaged file; a file edited by hand may leave it out. A
 checkpoint (what a state directory keeps) is the same object with `"snapshots"`: the named
 snapshots' files, each in full.
@@ -123,7 +124,9 @@ def parse(
     checksum was checked before (a named snapshot's, or part of a checked checkpoint)."""
     parsed = envelope(data, checkpoint=checkpoint)
     for name, mine in identity(sandbox).items():
-        if name != "mockserver" and parsed[name] != mine:
+        if name in _UNCHECKED[sandbox.account is not None]:
+            continue
+        if parsed[name] != mine:
             raise SnapshotError(_MISMATCH[name].format(theirs=parsed[name], mine=mine))
     checksum = parsed.get("sha256")
     if (
@@ -230,6 +233,12 @@ def refusal(error: Invalid) -> SnapshotError:
     return SnapshotError(f"The snapshot is not valid at {error.where()}: {error.message}.")
 
 
+# The header fields a file need not share with the sandbox it is read into: who wrote it; and
+# for an account's sandbox, `start` too. That is when the account's sandbox was built (its
+# creation, or a restart or a server's restore that built it again), and its seed (the account
+# as created) has no times shifted from it, so a file of that account reads whenever the
+# sandbox was built; whose the file is, the seed (`account <id>`) and the state's accounts say.
+_UNCHECKED = {False: {"mockserver"}, True: {"mockserver", "start"}}
 _MISMATCH = {
     "format": "The file is in snapshot format {theirs}; this server reads {mine}.",
     "seed": "The snapshot was taken on another seed than this server's.",
