@@ -14,6 +14,8 @@ restart. The findings' cases run in the fast tiers; the rest are marked `slow`.
 from __future__ import annotations
 
 import copy
+import gzip
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -305,6 +307,32 @@ def test_a_crafted_file_is_refused_or_served_and_the_state_dir_starts(
     for path in READS:
         assert client.get(path).status_code < 500, path
     # The server's snapshot holds the account sandboxes too: the next case starts from here.
+    assert client.post("/_mock/snapshots/base/restore").status_code == 200
+
+
+@pytest.mark.slow
+def test_a_gzipped_file_of_much_white_space_restores_and_the_state_dir_starts(
+    running: Running,
+) -> None:
+    """A gzipped upload is kept as its compact JSON, which has the same values in far fewer
+    bytes: bounding what a file builds by its size must not refuse, at its restore or at the
+    next start, what the server already accepted. Two million numbers in a document's metadata
+    pass as indented text (the bound is 6 times the size) and would not as compact JSON."""
+    client, server = running.client, running.server
+    data = running.files.of_server()
+    first(data, "Document")["metadata"] = {"many": [1] * 2_000_000}
+    text = json.dumps(data, indent=40).encode()
+    uploaded = client.post(
+        "/_mock/snapshots/upload", params={"name": "spacious"}, content=gzip.compress(text, 1)
+    )
+    assert uploaded.status_code == 201, uploaded.text
+    assert client.post("/_mock/snapshots/spacious/restore").status_code == 200
+    server.kill()
+    client = running.client = server.start()  # from the checkpoint of the last compaction
+    assert client.post("/_mock/snapshots/spacious/restore").status_code == 200
+    for path in READS:
+        assert client.get(path).status_code < 500, path
+    assert client.delete("/_mock/snapshots/spacious").status_code == 200
     assert client.post("/_mock/snapshots/base/restore").status_code == 200
 
 

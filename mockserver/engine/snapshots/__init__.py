@@ -237,7 +237,7 @@ def load_checkpoint(sandbox: SandboxState, data: bytes) -> None:
         if type(name) is not str or NAME.fullmatch(name) is None:
             raise SnapshotError(f"A snapshot of the checkpoint has no valid name ({name!r:.70}).")
         data = orjson.dumps(item["file"])
-        inner = file.parse(owner, data)
+        inner = file.parse(owner, data, kept=True)
         named.setdefault(account, {})[name] = Snapshot(name, inner["created_at"], data)
     state.apply(sandbox, read)
     sandbox.snapshots.named = named.get(None, {})

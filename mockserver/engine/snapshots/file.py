@@ -117,12 +117,21 @@ def _checksum(created_at: Any, state: Any) -> str:
 
 
 def parse(
-    sandbox: SandboxState, data: bytes, *, checkpoint: bool = False, verified: bool = False
+    sandbox: SandboxState,
+    data: bytes,
+    *,
+    checkpoint: bool = False,
+    verified: bool = False,
+    kept: bool = False,
 ) -> dict[str, Any]:
     """The parsed file, migrated to this format and checked to be this server's; its `state`
     is read apart (`state.read`). SnapshotError saying what is wrong. `verified`: bytes whose
-    checksum was checked before (a named snapshot's, or part of a checked checkpoint)."""
-    parsed = envelope(data, checkpoint=checkpoint)
+    checksum was checked before (a named snapshot's, or part of a checked checkpoint). A file
+    from outside is bounded by what it builds for its size; the server's own bytes (a
+    checkpoint, a named snapshot it accepted: `verified` or `kept`) are not bounded again, since
+    a gzipped upload is kept as compact JSON, the same values in fewer bytes."""
+    own = checkpoint or verified or kept
+    parsed = envelope(data, checkpoint=checkpoint, bounded=not own)
     for name, mine in identity(sandbox).items():
         if name in _UNCHECKED[sandbox.account is not None]:
             continue
@@ -138,9 +147,10 @@ def parse(
     return parsed
 
 
-def envelope(data: bytes, *, checkpoint: bool = False) -> dict[str, Any]:
+def envelope(data: bytes, *, checkpoint: bool = False, bounded: bool = True) -> dict[str, Any]:
     """The parsed file, migrated to this format, its top level checked, but not yet against
-    a server (`parse` does that): where the command line reads a file's settings from."""
+    a server (`parse` does that): where the command line reads a file's settings from.
+    `bounded`: refuse a file whose values would take far more memory than its size allows."""
     if not data:
         raise SnapshotError("The file is empty.")
     if data.startswith(_GZIP):
@@ -150,7 +160,7 @@ def envelope(data: bytes, *, checkpoint: bool = False) -> dict[str, Any]:
             "The file is a snapshot of an earlier mockserver, whose format could run code when "
             "loaded and is no longer read. Take the snapshot again with this version."
         )
-    if not checkpoint:
+    if bounded:
         _check_size(data)
     try:
         parsed = orjson.loads(data)
