@@ -1,37 +1,25 @@
-"""The traffic rules every `/v1` request passes before its operation: rate limits and
-idempotency keys. No HTTP here: the web layer hands in the request's facts (its credential,
-`Idempotency-Key` values, method, path, client address) and the body once it has read it.
+"""The rate limits every `/v1` request passes before its operation. No HTTP here: the web
+layer hands in the request's facts (its credential, `Idempotency-Key` values, method, path,
+client address).
 
 `Traffic.admit` resolves the credential once (the operation uses the principal it finds),
 counts the request against its window and gives the `X-RateLimit-*` headers, or the 429 that
 refuses it. A valid API key or OAuth token is limited by its own plan; anything else (no or a
 bad credential, the OAuth endpoints, export downloads, the OpenAPI document) by its client
 address with the sandbox plan.
-
-A POST with an `Idempotency-Key` is decided in two steps around the reading of its body:
-`hold` refuses a bad or repeated key (400) or a key in flight (409) and claims a free key at
-once, so a retry sent while this body is still arriving is refused as in flight rather than run
-twice; `settle`, given the body, refuses a different payload (409), gives the kept response to
-answer again, or lets the request run holding its key. `keep` stores what it answered, and
-`release` lets the key go if it never answered. No await falls between a lookup and its claim,
-so concurrent requests on the one event loop cannot both run a key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final, Protocol, final
+from typing import TYPE_CHECKING, Final, Protocol, final
 
-from mockserver.core.errors import ApiError, BadRequest, RateLimited
-from mockserver.domain import idempotency
-from mockserver.domain.auth import Principal, require_scope
-from mockserver.domain.idempotency import NOT_JSON, Record
-from mockserver.domain.idempotency_diff import differs, summarise
+from mockserver.core.errors import ApiError, RateLimited
+from mockserver.domain.auth import Principal
 from mockserver.domain.models import ApiKey
 from mockserver.domain.ratelimit import ANONYMOUS_PLAN, Verdict
 from mockserver.domain.store import Store
 from mockserver.engine.calls import Headers, principal_for
-from mockserver.engine.reading import MAX_BODY
 
 if TYPE_CHECKING:
     from mockserver.scenarios.decisions import ForcedLimit
@@ -78,19 +66,6 @@ class Admission:
         self.idempotency_keys = idempotency_keys
         self.refusal = refusal
         self.rule = rule
-
-
-@final
-class Hold:
-    """A POST's idempotency key while its body arrives: the key's scope, and the record this
-    request holds (None: the key had a kept result, looked at again once the body is in; or
-    the key was let go)."""
-
-    __slots__ = ("record", "scope_key")
-
-    def __init__(self, scope_key: idempotency.Scope, record: Record | None) -> None:
-        self.scope_key = scope_key
-        self.record = record
 
 
 def _credential_free(path: str) -> bool:
@@ -146,13 +121,8 @@ def _describes(principal: Principal, key: ApiKey) -> bool:
     )
 
 
-def _key_of(hold: Hold) -> str:
-    """The `Idempotency-Key` of a hold (the last part of its scope; see `scope_of`)."""
-    return hold.scope_key.split("\n", 2)[-1]
-
-
 class Traffic:
-    """Rate limiting and idempotency over one store."""
+    """Rate limiting over one store."""
 
     __slots__ = ("_principals", "bursts", "store")
 
@@ -220,83 +190,3 @@ class Traffic:
                 self._principals.clear()
             self._principals[authorization] = (found, principal)
         return principal
-
-    def hold(self, principal: Principal, keys: list[str], declared_length: int) -> Hold | None:
-        """Before the body: 400 for a bad or repeated key, 409 for a key in flight; claim a
-        free key. None: run the request as if it had no key, because its declared body is over
-        the size limit (the operation answers 413 without reading it)."""
-        if len(keys) > 1:
-            raise BadRequest(
-                f"The {idempotency.HEADER} header was given more than once.",
-                param=idempotency.HEADER,
-            )
-        key = idempotency.check_key(keys[0])
-        if declared_length > MAX_BODY:
-            return None
-        records = self.store.idempotency
-        scope_key = idempotency.scope_of(principal.account_id, principal.environment, key)
-        record = records.lookup(scope_key, self.store.clock.now())
-        if record is not None and not record.done:
-            raise idempotency.in_flight().because("idempotency", key=key, in_flight=True)
-        return Hold(scope_key, records.begin(scope_key) if record is None else None)
-
-    def settle(
-        self,
-        hold: Hold,
-        principal: Principal,
-        method: str,
-        routed: str | None,
-        path: str,
-        body: bytes,
-    ) -> tuple[Any, bytes | None]:
-        """With the whole body: (the body parsed as JSON, or None if it is not JSON; the kept
-        response to answer again, or None: the request runs holding the key). 409 for a key in
-        flight or a different payload; a replay checks the scope the kept operation needed.
-        `routed`: the request's routed region (None: the caller's default)."""
-        records = self.store.idempotency
-        account = self.store.accounts.get(principal.account_id)
-        region = routed or (account.default_region if account else "")
-        fingerprint, value = idempotency.fingerprint_and_value(method, region, path, body)
-        mine = hold.record
-        if mine is None:  # the key had a kept result: look again, the body took time
-            record = records.lookup(hold.scope_key, self.store.clock.now())
-            if record is None:
-                mine = hold.record = records.begin(hold.scope_key)
-            elif not record.done:
-                raise idempotency.in_flight().because(
-                    "idempotency", key=_key_of(hold), in_flight=True
-                )
-            elif record.fingerprint != fingerprint:
-                mine_now = summarise(method, region, path, value, body, value is not NOT_JSON)
-                raise idempotency.mismatch().because(
-                    "idempotency", key=_key_of(hold), differs=differs(record.summary, mine_now)
-                )
-            else:
-                require_scope(principal, record.permission or None)
-                kept: bytes = record.response
-                return value, kept
-        mine.fingerprint = fingerprint
-        mine.summary = summarise(method, region, path, value, body, value is not NOT_JSON)
-        return value, None
-
-    def keep(self, hold: Hold, permission: str | None, status: int, response: bytes) -> None:
-        """The request answered: keep `response` (its status says whether it executed) for
-        the operation's `permission`; None: no operation ran (an unknown route), keep
-        nothing."""
-        record, hold.record = hold.record, None
-        if record is None:
-            return
-        if permission is None:
-            self.store.idempotency.abandon(hold.scope_key, record)
-            return
-        record.permission = permission
-        self.store.idempotency.complete(
-            hold.scope_key, record, status, response, self.store.clock.now()
-        )
-
-    def release(self, hold: Hold) -> None:
-        """Let the key go if the request held it and kept nothing (it failed before it
-        answered, or was cut off)."""
-        record, hold.record = hold.record, None
-        if record is not None:
-            self.store.idempotency.abandon(hold.scope_key, record)

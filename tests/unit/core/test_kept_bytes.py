@@ -1,7 +1,7 @@
 """What the mock keeps for a long time is kept at its size: orjson's output sits in a block of
 about 4 KiB whatever its length, so bytes that are stored (an idempotent replay, a document's
 rendering, the journal, a webhook envelope) are copied out of it (mockserver/domain/kept_bytes.py),
-and a kept response is one bytes object (engine/kept_responses.py `pack_response`)."""
+and a stored response is one bytes object (domain/idempotency.py `pack_response`)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import pytest
 from starlette.applications import Starlette
 
 from mockserver.core.config import Settings
+from mockserver.domain.idempotency import pack_response, unpack_response
 from mockserver.domain.kept_bytes import dumps_kept, kept
-from mockserver.engine.kept_responses import pack_head, pack_response, unpack_response
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
 from tests.support.keys import auth
@@ -65,16 +65,16 @@ def test_kept_is_an_equal_copy() -> None:
 @pytest.mark.parametrize(
     "body", [b"", b"{}", b'{"a":"x\r\n\r\ny: z"}', b"\r\n\r\n", b"\x00\xff" * 300]
 )
-def test_a_kept_response_reads_back_as_it_was(body: bytes) -> None:
+def test_a_stored_response_reads_back_as_it_was(body: bytes) -> None:
     headers = [
         (b"content-type", b"application/json"),
         (b"link", b'<https://x/y>; rel="next"'),
         (b"x-empty", b""),
         (b"x-colon", b"a: b: c"),
     ]
-    stored = pack_response(pack_head(201, headers), body)
+    stored = pack_response(201, headers, body)
     assert unpack_response(stored) == (201, headers, body)
-    assert unpack_response(pack_response(pack_head(204, []), b"")) == (204, [], b"")
+    assert unpack_response(pack_response(204, [], b"")) == (204, [], b"")
 
 
 def test_idempotent_posts_keep_no_oversized_buffers(unlimited: Starlette) -> None:

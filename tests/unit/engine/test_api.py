@@ -133,28 +133,3 @@ def test_a_bad_credential_is_limited_by_address_not_refused_by_traffic() -> None
     assert admission.principal is None
     assert admission.refusal is None
     assert admission.headers[0][0] == b"x-ratelimit-limit"
-
-
-def test_a_keyed_post_holds_its_key_until_it_answers_or_lets_go() -> None:
-    sandbox = SandboxState.build(Settings(clock_mode="frozen"))
-    traffic = Traffic(sandbox.store)
-    principal = traffic.admit(FULL.encode(), ["k1"], "POST", "/v1/vaults", "").principal
-    assert principal is not None
-    hold = traffic.hold(principal, ["k1"], 10)
-    assert hold is not None
-    assert hold.record is not None
-    with pytest.raises(ApiError) as in_flight:  # the same key while the first runs
-        traffic.hold(principal, ["k1"], 10)
-    assert in_flight.value.status == 409
-    value, kept = traffic.settle(hold, principal, "POST", None, "/v1/vaults", b'{"name": "x"}')
-    assert (value, kept) == ({"name": "x"}, None)
-    traffic.keep(hold, "vaults:write", 201, b"201\r\n\r\n{}")
-    again = traffic.hold(principal, ["k1"], 10)
-    assert again is not None
-    value, kept = traffic.settle(again, principal, "POST", None, "/v1/vaults", b'{"name":"x"}')
-    assert kept == b"201\r\n\r\n{}"  # the same payload (as JSON) gets the kept answer
-    other = traffic.hold(principal, ["k1"], 10)
-    assert other is not None
-    with pytest.raises(ApiError) as mismatch:
-        traffic.settle(other, principal, "POST", None, "/v1/vaults", b'{"name": "y"}')
-    assert mismatch.value.status == 409
