@@ -13,22 +13,19 @@ real service: 404 `not_found`, like any unknown URL.
 
 from __future__ import annotations
 
-import re
 from typing import Any
-from urllib.parse import parse_qsl, unquote_to_bytes
+from urllib.parse import parse_qsl
 
 import orjson
 
-from mockserver.core.errors import AuthenticationError, BadRequest, NotFound, PayloadTooLarge
+from mockserver.core.errors import BadRequest, NotFound, PayloadTooLarge
 from mockserver.engine.request import HeaderLines
 
 MAX_BODY = 1024 * 1024  # bytes of a request body; past it the answer is 413
-MAX_QUERY = 8 * 1024  # bytes of the raw query string
 FORM = "application/x-www-form-urlencoded"
 MAX_FIELDS = 100
 REGIONS = ("us", "eu")
 _REGION_PREFIXES = {"/us/v1": "us", "/eu/v1": "eu"}
-_BAD_ESCAPE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 
 CONTROL_PLANE = "/_mock"  # where the control plane's paths start
 
@@ -39,26 +36,6 @@ def first_header(headers: HeaderLines, name: bytes) -> bytes | None:
         if key == name:
             return value
     return None
-
-
-def credential_headers(headers: HeaderLines) -> tuple[bytes | None, list[str]]:
-    """The request's one `Authorization` value (None if absent) and every `Idempotency-Key`
-    value, in one walk over the headers: the only reading of the credential, so the rate
-    limits and the operation never see different callers. A second `Authorization` header,
-    whatever its value, is 401: which of the two names the caller would be a guess."""
-    authorization: bytes | None = None
-    keys: list[str] = []
-    for name, value in headers:
-        if name == b"authorization":
-            if authorization is not None:
-                raise AuthenticationError(
-                    "The request carries more than one Authorization header. "
-                    "Send one: 'Authorization: Bearer <API_KEY>'."
-                ).because("authentication", reason="malformed")
-            authorization = value
-        elif name == b"idempotency-key":
-            keys.append(value.decode("latin-1"))
-    return authorization, keys
 
 
 def query_pairs(raw: bytes) -> list[tuple[str, str]]:
@@ -79,31 +56,6 @@ def query_pairs(raw: bytes) -> list[tuple[str, str]]:
             name, _, value = field.partition("=")
             items.append((name, value))
     return items
-
-
-def check_query(query: bytes) -> None:
-    """400 for a query string over `MAX_QUERY` bytes, with raw non-ASCII bytes, with a `%`
-    not followed by two hex digits, or whose percent-decoded bytes are not UTF-8."""
-    if not query:
-        return
-    if len(query) > MAX_QUERY:
-        raise BadRequest(f"The query string exceeds the limit of {MAX_QUERY} bytes.")
-    try:
-        text = query.decode("ascii")
-    except UnicodeDecodeError:
-        raise BadRequest(
-            "The query string must be ASCII; percent-encode other characters."
-        ) from None
-    if "%" in text:
-        bad = _BAD_ESCAPE.search(query)
-        if bad is not None:
-            raise BadRequest(
-                f"Invalid percent-encoding in the query string at position {bad.start()}."
-            )
-        try:
-            unquote_to_bytes(query).decode("utf-8")
-        except UnicodeDecodeError:
-            raise BadRequest("The query string's percent-encoded bytes are not UTF-8.") from None
 
 
 def split_region(path: str) -> tuple[str | None, str]:

@@ -25,7 +25,8 @@ from mockserver.core.config import Settings
 from mockserver.core.ids import IdFactory
 from mockserver.core.shipped import data_dir, default_seed_path
 from mockserver.domain.accounts import AccountFactory, NewAccount
-from mockserver.domain.models import SeedData
+from mockserver.domain.auth import Principal
+from mockserver.domain.models import ApiKey, SeedData
 from mockserver.domain.store import Store
 from mockserver.engine.accounts.sandboxes import AccountSandboxes
 from mockserver.engine.api import Api
@@ -38,7 +39,6 @@ from mockserver.engine.request import Request, Response, Serve
 from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Route, Router
 from mockserver.engine.snapshots import Snapshots
-from mockserver.engine.traffic import Traffic
 from mockserver.scenarios.engine import ScenarioEngine
 from mockserver.seeds.loader import load_seed
 from mockserver.seeds.world import load_world
@@ -80,8 +80,9 @@ class SandboxState:
         self.router = Router(routes)
         # The sandboxes of the accounts made through the control plane (the server's only).
         self.tenants = AccountSandboxes(self, SandboxState.for_account) if account is None else None
-        # The credential, rate-limit and idempotency rules on this sandbox's store.
-        self.traffic = Traffic(store, scenarios)
+        # The callers of the API keys its requests carried, by `Authorization` value, while
+        # each key is unchanged (see `web/middleware/authentication.py`).
+        self.principals: dict[bytes, tuple[ApiKey, Principal]] = {}
         # Refuses a `/_mock` request a web page could send (the server's, with no admin token).
         self.control_guard = browser_guard(settings.admin_token) if control_plane else None
         # The server's scenarios, in an account's sandbox: they apply after the account's own.

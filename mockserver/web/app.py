@@ -21,8 +21,7 @@ from mockserver.engine.sandbox import SandboxState
 from mockserver.web import api
 from mockserver.web.adapter import Adapter, route_of_sandbox
 from mockserver.web.inspector import inspector_routes
-from mockserver.web.middleware.accounts import Accounts
-from mockserver.web.middleware.authentication import Authentication
+from mockserver.web.middleware.authentication import AccountSandbox, Authentication
 from mockserver.web.middleware.control_guard import ControlGuard
 from mockserver.web.middleware.durable_log import DurableLog
 from mockserver.web.middleware.errors import Errors
@@ -30,7 +29,6 @@ from mockserver.web.middleware.explain import Explain
 from mockserver.web.middleware.health import Health
 from mockserver.web.middleware.idempotency import Idempotency
 from mockserver.web.middleware.journal import RequestJournal
-from mockserver.web.middleware.query import Query
 from mockserver.web.middleware.scenarios import Scenarios
 from mockserver.web.transport_faults import TransportFaults
 
@@ -52,12 +50,11 @@ def middleware(sandbox: SandboxState) -> list[Middleware]:
         Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
         Middleware(Health),
         Middleware(DurableLog, sandbox=sandbox),
-        Middleware(Accounts, sandbox=sandbox),
+        Middleware(AccountSandbox, sandbox=sandbox),
         Middleware(RequestJournal),
         Middleware(Explain),
         Middleware(ControlGuard),
         Middleware(Authentication),
-        Middleware(Query),
         Middleware(Idempotency),
         Middleware(Errors),
         Middleware(Scenarios),

@@ -1,5 +1,5 @@
 """The engine's API without HTTP: typed calls to typed answers, refusals as ApiErrors, and the
-traffic rules on a request's facts. The same operations serve HTTP (tests/api)."""
+The same operations serve HTTP (tests/api)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from mockserver.core.errors import ApiError
 from mockserver.engine.api import Api
 from mockserver.engine.calls import Answer, Operation
 from mockserver.engine.sandbox import SandboxState
-from mockserver.engine.traffic import Traffic
 
 FULL = "Bearer sk_test_mock_full"
 READ_ONLY = "Bearer sk_test_mock_readonly"
@@ -108,28 +107,3 @@ def test_an_oauth_refusal_is_dressed_by_the_operation(api: Api) -> None:
     dressed = operation.refusal(refused.value)
     assert dressed.headers["Cache-Control"] == "no-store"
     assert dressed.code is not None
-
-
-def test_traffic_counts_a_caller_and_refuses_past_its_burst() -> None:
-    sandbox = SandboxState.build(Settings(clock_mode="frozen"))
-    traffic = Traffic(sandbox.store)
-    first = traffic.admit(FULL.encode(), [], "GET", "/v1/documents", "127.0.0.1")
-    assert first.refusal is None
-    assert first.principal is not None
-    burst = first.principal.burst
-    answers = [
-        traffic.admit(FULL.encode(), [], "GET", "/v1/documents", "127.0.0.1") for _ in range(burst)
-    ]
-    refused = answers[-1].refusal
-    assert refused is not None
-    assert refused.status == 429
-    assert refused.headers["X-RateLimit-Remaining"] == "0"
-    assert all(answer.refusal is None for answer in answers[:-1])
-
-
-def test_a_bad_credential_is_limited_by_address_not_refused_by_traffic() -> None:
-    sandbox = SandboxState.build(Settings(clock_mode="frozen"))
-    admission = Traffic(sandbox.store).admit(b"Bearer nope", [], "GET", "/v1/whoami", "10.0.0.1")
-    assert admission.principal is None
-    assert admission.refusal is None
-    assert admission.headers[0][0] == b"x-ratelimit-limit"
