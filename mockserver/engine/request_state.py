@@ -27,8 +27,7 @@ class RequestState:
     (None until one ran); `rule`: the scenario rule that answered; `explain`: why the request
     was refused (see engine.explain); `chaos`: the journal's mark of a scenario's chaos (see
     engine.faults); `idempotency_keys`: the values of its `Idempotency-Key` headers, when the
-    operation takes one; `refused`: whether a step answered it with an error it raised;
-    `replayed`: the status and body of a kept answer it replayed."""
+    operation takes one; `replayed`: the status and body of a kept answer it replayed."""
 
     __slots__ = (
         "_body",
@@ -43,7 +42,6 @@ class RequestState:
         "path",
         "path_region",
         "principal",
-        "refused",
         "region",
         "replayed",
         "request",
@@ -74,7 +72,6 @@ class RequestState:
         self.explain: Refusal | None = None
         self.chaos: dict[str, Any] | None = None
         self.idempotency_keys: list[str] = []
-        self.refused = False
         self.replayed: tuple[int, bytes] | None = None
         self._reader = reader
         self._body: bytes | None = None

@@ -25,7 +25,6 @@ from mockserver.web.middleware.authentication import AccountSandbox, Authenticat
 from mockserver.web.middleware.control_guard import ControlGuard
 from mockserver.web.middleware.durable_log import DurableLog
 from mockserver.web.middleware.errors import Errors
-from mockserver.web.middleware.explain import Explain
 from mockserver.web.middleware.health import Health
 from mockserver.web.middleware.idempotency import Idempotency
 from mockserver.web.middleware.journal import RequestJournal
@@ -52,7 +51,6 @@ def middleware(sandbox: SandboxState) -> list[Middleware]:
         Middleware(DurableLog, sandbox=sandbox),
         Middleware(AccountSandbox, sandbox=sandbox),
         Middleware(RequestJournal),
-        Middleware(Explain),
         Middleware(ControlGuard),
         Middleware(Authentication),
         Middleware(Idempotency),

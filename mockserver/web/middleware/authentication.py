@@ -35,7 +35,7 @@ from mockserver.engine.request_state import RequestState
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
 from mockserver.web.adapter import header_lines
-from mockserver.web.middleware.refusal import refuse
+from mockserver.web.middleware.errors import refuse
 
 # Routes that take no bearer credential: always limited by client address.
 _OAUTH: Final = "/v1/oauth/"

@@ -9,7 +9,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from mockserver.engine.reading import CONTROL_PLANE
 from mockserver.engine.request_state import RequestState
 from mockserver.engine.sandbox import SandboxState
-from mockserver.web.middleware.refusal import refuse
+from mockserver.web.middleware.errors import refuse
 
 
 class ControlGuard:

@@ -17,7 +17,7 @@ from mockserver.engine.request_state import RequestState
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
 from mockserver.web.adapter import header_lines, send_response
-from mockserver.web.middleware.refusal import refuse
+from mockserver.web.middleware.errors import explained_replay, refuse
 
 REPLAYED = (b"idempotent-replayed", b"true")
 
@@ -72,7 +72,8 @@ class Idempotency:
         if stored is not None:
             status, headers, replay_body = unpack_response(stored)
             state.replayed = (status, replay_body)
-            await send_response(Response(status, [*headers, REPLAYED], replay_body), send)
+            headers = explained_replay(state, [*headers, REPLAYED])
+            await send_response(Response(status, headers, replay_body), send)
             return
         await self._run_holding(hold, scope, receive, send, state, sandbox)
 
