@@ -109,15 +109,11 @@ class Entry:
             self.request_body += chunk[: BODY_LIMIT - len(self.request_body)]
         self.request_size += len(chunk)
 
-    def add_response_body(self, chunk: bytes, at_size: bool = False) -> None:
-        """Keep (the first BODY_LIMIT bytes of) the body; `at_size`: `chunk` is stored at its
-        size already (a document's cached rendering), so a whole one is kept without a copy."""
+    def add_response_body(self, chunk: bytes) -> None:
+        """Keep (the first BODY_LIMIT bytes of) the body, compacted to its size."""
         if len(self.response_body) < BODY_LIMIT:
             room = BODY_LIMIT - len(self.response_body)
-            if at_size and not self.response_body and len(chunk) <= room:
-                self.response_body = chunk
-            else:
-                self.response_body = kept(self.response_body + chunk[:room])
+            self.response_body = kept(self.response_body + chunk[:room])
         self.response_size += len(chunk)
 
     def explained(self) -> Explain | None:

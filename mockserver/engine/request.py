@@ -223,13 +223,12 @@ class Response:
     """The sandbox's answer: status, header lines (lowercase names, as bytes) and body, and
     the transport fault, if any, that breaks its delivery."""
 
-    __slots__ = ("body", "fault", "headers", "kept", "status")
+    __slots__ = ("body", "fault", "headers", "status")
 
     def __init__(self, status: int, headers: HeaderLines, body: bytes = b"") -> None:
         self.status = status
         self.headers = headers
         self.body = body
-        self.kept = False  # the body is stored at its size already: the journal keeps it as is
         self.fault: TransportFault | None = None
 
     def header(self, name: str) -> str | None:

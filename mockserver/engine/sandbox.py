@@ -3,8 +3,7 @@
 `SandboxState.build(settings)` loads the seed (raising SeedError before anything runs) and wires the
 parts together: the store (worlds, clock, scheduler, credentials, idempotency and rate
 windows), the scenario engine, the webhook delivery engine, the request journal and the
-account factory. `api` runs the `/v1` operations (typed calls to typed answers); `control` is
-the facade that every way of steering the sandbox calls: the
+account factory. `control` is the facade that every way of steering the sandbox calls: the
 `/_mock` endpoints, the inspector, the CLI and the pytest plugin.
 
 The server's sandbox also holds the sandboxes of the accounts made through the control plane
@@ -16,9 +15,10 @@ The web layer (`mockserver.web.app.create_app`) builds one sandbox and serves it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mockserver.core.clock import Clock
 from mockserver.core.config import Settings
@@ -29,7 +29,6 @@ from mockserver.domain.auth import Principal
 from mockserver.domain.models import ApiKey, SeedData
 from mockserver.domain.store import Store
 from mockserver.engine.accounts.sandboxes import AccountSandboxes
-from mockserver.engine.api import Api
 from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
 from mockserver.engine.control_plane.call import browser_guard
@@ -48,6 +47,9 @@ if TYPE_CHECKING:
     from mockserver.engine.durable.log import Durability
 
 
+ApiPath = tuple[Sequence[str], str]  # a `/v1` route's methods and path template
+
+
 class SandboxState:
     """Worlds, clock, scheduler, scenarios, journal and webhooks of one mock instance."""
 
@@ -62,9 +64,11 @@ class SandboxState:
         account: str | None = None,
         outer_scenarios: ScenarioEngine | None = None,
         observers: list[Observer] | None = None,
+        api_paths: Sequence[ApiPath] = (),
     ) -> None:
         """`account`, `outer_scenarios` and `observers`: for an account's sandbox (see
-        `for_account`), its account, the server's scenarios and the server's observers."""
+        `for_account`), its account, the server's scenarios and the server's observers.
+        `api_paths`: the methods and path templates of the `/v1` routes the app serves."""
         self.settings = settings
         self.store = store
         self.scenarios = scenarios
@@ -72,12 +76,17 @@ class SandboxState:
         self.journal = journal
         self.account = account  # the one account of an account's sandbox; None: the server's
         self.accounts = AccountFactory(store)
-        self.api = Api(store, webhooks)
         self.snapshots = Snapshots()
         self.control = Control(self)
         control_plane = settings.admin and account is None
-        routes = self.api.routes() + (control_routes(self) if control_plane else [])
+        # The app's routes serve `/v1`; this router knows their paths, so that a method a path
+        # does not serve is the 404 envelope and a slash too many or too few is a redirect.
+        self.api_paths = tuple(api_paths)
+        routes = [Route(methods, path, self._unserved) for methods, path in self.api_paths]
+        routes += control_routes(self) if control_plane else []
         self.router = Router(routes)
+        # The OpenAPI document of `GET /v1/openapi.json`, built on first request.
+        self.openapi: bytes | None = None
         # The sandboxes of the accounts made through the control plane (the server's only).
         self.tenants = AccountSandboxes(self, SandboxState.for_account) if account is None else None
         # The callers of the API keys its requests carried, by `Authorization` value, while
@@ -124,6 +133,10 @@ class SandboxState:
     def _restart_control_ids(self) -> None:
         self.control_ids = self._control_ids()
 
+    async def _unserved(self, state: RequestState, params: dict[str, Any]) -> Response:
+        """A `/v1` path the app's routes did not serve with this method: the 404 envelope."""
+        return self.router.unmatched(state.request, state.path)
+
     async def dispatch(self, state: RequestState) -> Response:
         """The answer of the route the request's method and path find (the 404 envelope or a
         trailing-slash redirect for none)."""
@@ -135,7 +148,12 @@ class SandboxState:
 
     @classmethod
     def build(
-        cls, settings: Settings, seed: SeedData | None = None, *, clock: Clock | None = None
+        cls,
+        settings: Settings,
+        seed: SeedData | None = None,
+        *,
+        clock: Clock | None = None,
+        api_paths: Sequence[ApiPath] = (),
     ) -> SandboxState:
         """A sandbox from `settings` (and the seed, when already loaded; and its clock, when
         made already): a bad seed or scenario raises its load error before anything is built
@@ -160,7 +178,7 @@ class SandboxState:
                 scenarios.load(load_scenario(scenarios.file_of(path)))
         journal = Journal(settings.journal_size)
         store.reset_hooks.append(journal.clear)
-        sandbox = cls(settings, store, scenarios, webhooks, journal)
+        sandbox = cls(settings, store, scenarios, webhooks, journal, api_paths=api_paths)
         if opened is not None:
             from mockserver.engine.durable.log import make_durable
 
@@ -199,6 +217,7 @@ class SandboxState:
             account=account.id,
             outer_scenarios=server.scenarios,
             observers=server.observers,  # one request log for all
+            api_paths=server.api_paths,
         )
 
     def running(self) -> AbstractAsyncContextManager[None]:

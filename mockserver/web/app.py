@@ -73,9 +73,11 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     `journal`, `accounts`, `settings`). Code that drives the app with no server runs its
     background work with `async with app.state.sandbox.running():`."""
     settings = settings or Settings()
-    sandbox = SandboxState.build(settings, seed)
+    api_routes = api.routes()
+    api_paths = [(sorted(route.methods or ()), route.path) for route in api_routes]
+    sandbox = SandboxState.build(settings, seed, api_paths=api_paths)
     app = Starlette(
-        routes=api.routes(sandbox.api),
+        routes=api_routes,
         middleware=middleware(sandbox),
         lifespan=running,
         exception_handlers={405: route_of_sandbox},

@@ -28,7 +28,6 @@ from mockserver.core.errors import ApiError, BadRequest
 from mockserver.domain.auth import Principal, credential_headers
 from mockserver.domain.models import ApiKey
 from mockserver.domain.ratelimit import forced_refusal
-from mockserver.engine.calls import principal_for
 from mockserver.engine.reading import CONTROL_PLANE, routed_region
 from mockserver.engine.request import HeaderLines
 from mockserver.engine.request_state import RequestState
@@ -161,7 +160,7 @@ def _principal(sandbox: SandboxState, authorization: bytes) -> Principal | None:
         if keys.get(key.key) is key and _describes(principal, key):
             return principal
     try:
-        principal = principal_for(sandbox.store, authorization.decode("latin-1"))
+        principal = sandbox.store.principal_for(authorization.decode("latin-1"))
     except ApiError:
         return None
     found = keys.get(principal.credential)

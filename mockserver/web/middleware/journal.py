@@ -114,7 +114,7 @@ class RequestJournal:
                 entry.committed = fault.committed
                 entry.status = response.status if fault.committed else None
             entry.response_headers = tuple(response.headers)
-            entry.add_response_body(response.body, response.kept)
+            entry.add_response_body(response.body)
         if control or not sandbox.observers:
             return
         explain = None
