@@ -25,7 +25,6 @@ MAX_BODY = 1024 * 1024  # bytes of a request body; past it the answer is 413
 FORM = "application/x-www-form-urlencoded"
 MAX_FIELDS = 100
 REGIONS = ("us", "eu")
-_REGION_PREFIXES = {"/us/v1": "us", "/eu/v1": "eu"}
 
 CONTROL_PLANE = "/_mock"  # where the control plane's paths start
 
@@ -56,16 +55,6 @@ def query_pairs(raw: bytes) -> list[tuple[str, str]]:
             name, _, value = field.partition("=")
             items.append((name, value))
     return items
-
-
-def split_region(path: str) -> tuple[str | None, str]:
-    """(`us`|`eu`|None, path without the regional prefix)."""
-    if path.startswith("/v1"):  # the usual path: no prefix to look up
-        return None, path
-    region = _REGION_PREFIXES.get(path[:6])
-    if region is not None and (len(path) == 6 or path[6] == "/"):
-        return region, path[3:]
-    return None, path
 
 
 def host_region(headers: HeaderLines) -> str | None:

@@ -33,9 +33,8 @@ from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
 from mockserver.engine.control_plane.call import browser_guard
 from mockserver.engine.control_plane.routes import control_routes
-from mockserver.engine.journal import AccountJournal, Journal, Observer
+from mockserver.engine.journal import AccountJournal, Journal, Observer, RequestState
 from mockserver.engine.request import Request, Response, Serve
-from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Route, Router
 from mockserver.engine.snapshots import Snapshots
 from mockserver.scenarios.engine import ScenarioEngine

@@ -10,7 +10,7 @@ from mockserver.audit import chain as audit
 from mockserver.core.errors import NotFound
 from mockserver.domain import validation as v
 from mockserver.domain import views
-from mockserver.engine.request_state import RequestState
+from mockserver.engine.journal import RequestState
 from mockserver.engine.sandbox import SandboxState
 from mockserver.web.api.call import JSON_BODY, answer, call_of, query_of
 

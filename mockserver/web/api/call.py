@@ -22,6 +22,7 @@ from mockserver.core.errors import ValidationError
 from mockserver.domain.auth import Principal, require_scope
 from mockserver.domain.store import Store, World
 from mockserver.engine.answers import JSON, header_lines
+from mockserver.engine.journal import RequestState
 from mockserver.engine.reading import (
     MAX_BODY,
     check_form_head,
@@ -30,7 +31,6 @@ from mockserver.engine.reading import (
     parse_json_object,
     query_pairs,
 )
-from mockserver.engine.request_state import RequestState
 from mockserver.engine.sandbox import SandboxState
 
 JSON_BODY: Final = "json"  # what `call_of` reads: a JSON object

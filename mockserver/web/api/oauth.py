@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from mockserver.core.errors import ApiError
-from mockserver.engine.request_state import RequestState
+from mockserver.engine.journal import RequestState
 from mockserver.engine.sandbox import SandboxState
 from mockserver.web.api.call import answer, form_of, query_of
 

@@ -28,9 +28,9 @@ from mockserver.core.errors import ApiError, BadRequest
 from mockserver.domain.auth import Principal, credential_headers
 from mockserver.domain.models import ApiKey
 from mockserver.domain.ratelimit import forced_refusal
+from mockserver.engine.journal import RequestState
 from mockserver.engine.reading import CONTROL_PLANE, routed_region
 from mockserver.engine.request import HeaderLines
-from mockserver.engine.request_state import RequestState
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
 from mockserver.web.adapter import header_lines
@@ -100,8 +100,7 @@ class Authentication:
                         principal, forced.reset_at, forced.retry_after, forced.rule, forced.scenario
                     )
             client = request.client[0] if request.client else ""
-            store = sandbox.store
-            rate_headers = store.rate_limits.admit(principal, client, store.clock.now())
+            rate_headers = sandbox.store.rate_limits.admit(principal, client, state.arrived)
         except Exception as error:
             await refuse(sandbox, state, error, send)
             return

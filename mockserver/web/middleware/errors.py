@@ -21,11 +21,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mockserver.core.errors import ApiError, InternalError
 from mockserver.engine.envelope import render_error
 from mockserver.engine.explain import header_value, refusal, replayed
+from mockserver.engine.journal import RequestState
 from mockserver.engine.request import Disconnected, HeaderLines, Response
-from mockserver.engine.request_state import RequestState
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import header_lines, send_response
+from mockserver.web.adapter import send_response
 
 log = logging.getLogger("mockserver")
 
@@ -44,8 +44,8 @@ class Errors:
         request_id = (b"x-request-id", state.request_id.encode())
 
         async def with_id(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*header_lines(message["headers"]), request_id]}
+            if message["type"] == "http.response.start":  # the app below is ours: a list
+                message = {**message, "headers": [*message["headers"], request_id]}
             await send(message)
 
         try:

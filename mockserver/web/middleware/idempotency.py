@@ -11,12 +11,12 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.domain.idempotency import Hold, unpack_response
+from mockserver.engine.journal import RequestState
 from mockserver.engine.reading import MAX_BODY
 from mockserver.engine.request import HeaderLines, Response
-from mockserver.engine.request_state import RequestState
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import header_lines, send_response
+from mockserver.web.adapter import send_response
 from mockserver.web.middleware.errors import explained_replay, refuse
 
 REPLAYED = (b"idempotent-replayed", b"true")
@@ -43,7 +43,7 @@ class Idempotency:
         request = state.request
         try:
             oversized = _declared(request.headers) > MAX_BODY
-            hold = records.hold(principal, state.idempotency_keys, oversized, store.clock.now())
+            hold = records.hold(principal, state.idempotency_keys, oversized, state.arrived)
             if hold is not None:
                 try:
                     body = await state.body(MAX_BODY)
@@ -97,7 +97,7 @@ class Idempotency:
             nonlocal status, headers
             if message["type"] == "http.response.start":
                 status = message["status"]
-                headers = header_lines(message["headers"])
+                headers = message["headers"]  # the app below is ours: a list of pairs
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
                 if not message.get("more_body", False) and hold.record is not None:
@@ -118,7 +118,8 @@ class Idempotency:
                 )
             raise
         finally:
-            store.idempotency.release(hold)
+            if hold.record is not None:  # it stored nothing: let the key go
+                store.idempotency.release(hold)
 
 
 def _declared(headers: HeaderLines) -> int:

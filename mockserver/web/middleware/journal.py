@@ -19,13 +19,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.core.clock import http_date
 from mockserver.engine.explain import header_value, replayed
-from mockserver.engine.journal import Answered, Entry
-from mockserver.engine.reading import CONTROL_PLANE, split_region
-from mockserver.engine.request import Disconnected, Response
-from mockserver.engine.request_state import RequestState
+from mockserver.engine.journal import Answered, Entry, RequestState
+from mockserver.engine.reading import CONTROL_PLANE
+from mockserver.engine.request import Disconnected, HeaderLines, Response
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import body_reader, header_lines, request_of
+from mockserver.web.adapter import body_reader, request_of
 
 
 class RequestJournal:
@@ -42,31 +41,32 @@ class RequestJournal:
         store = sandbox.store
         request = request_of(scope)
         control = request.path.startswith(CONTROL_PLANE)
+        arrived = store.clock.now()  # the request's one reading of the clock on its way in
+        date = (b"date", http_date(arrived))
         entry: Entry | None = None
         if sandbox.settings.admin and not control:
             query = request.query.decode("latin-1")
             seen = tuple(request.headers)
-            entry = sandbox.journal.open(
-                store.clock.now(), request.method, request.path, query, seen
-            )
+            entry = sandbox.journal.open(arrived, request.method, request.path, query, seen)
         started = perf_counter()
-        path_region, path = split_region(request.path)
+        path_region, path = _split_region(request.path)
         store.scheduler.run_due()  # real clock: timers that fell due since the last request
         request_id = (sandbox.control_ids if control else store.request_ids).new("req_")
-        state = RequestState(request, path, path_region, request_id, body_reader(receive), entry)
+        reader = body_reader(receive)
+        state = RequestState(request, path, path_region, request_id, reader, entry, arrived)
         scope["state"]["request"] = state
         scope["path"] = path  # what the routes match: one table serves all three base URLs
-        arrived = store.clock.now()
-        date = (b"date", http_date(arrived))
-        answer = Response(0, [])
+        status = 0
+        headers: HeaderLines = []
         chunks: list[bytes] = []
 
         async def send_dated(message: Message) -> None:
+            nonlocal status, headers
             if message["type"] == "http.response.start":
-                answer.status = message["status"]
-                answer.headers = [*header_lines(message["headers"]), date]
+                status = message["status"]
+                headers = [*message["headers"], date]  # the app below is ours: a list of pairs
                 # A copy goes on: the middleware above (gzip) edits the list it is sent.
-                message = {**message, "headers": list(answer.headers)}
+                message = {**message, "headers": list(headers)}
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
             await send(message)
@@ -81,8 +81,8 @@ class RequestJournal:
             self._answered(sandbox, state, response, control, started, arrived)
             raise
         else:
-            if answer.status:  # nothing at all when the client left before its body came
-                answer.body = b"".join(chunks)
+            if status:  # nothing at all when the client left before its body came
+                answer = Response(status, headers, b"".join(chunks))
                 self._answered(sandbox, state, answer, control, started, arrived)
         finally:
             # The state holds the body's reader, which holds the server's connection, which
@@ -129,3 +129,16 @@ class RequestJournal:
         )
         for observer in sandbox.observers:
             observer(answered)
+
+
+_REGION_PREFIXES = {"/us/v1": "us", "/eu/v1": "eu"}
+
+
+def _split_region(path: str) -> tuple[str | None, str]:
+    """(`us`|`eu`|None, the path without its regional prefix)."""
+    if path.startswith("/v1"):  # the usual path: no prefix to look up
+        return None, path
+    region = _REGION_PREFIXES.get(path[:6])
+    if region is not None and (len(path) == 6 or path[6] == "/"):
+        return region, path[3:]
+    return None, path

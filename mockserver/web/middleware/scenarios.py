@@ -8,8 +8,8 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mockserver.engine.faults import apply_rules
+from mockserver.engine.journal import RequestState
 from mockserver.engine.request import Response
-from mockserver.engine.request_state import RequestState
 from mockserver.engine.sandbox import SandboxState
 from mockserver.web.adapter import capture, send_answer
 
