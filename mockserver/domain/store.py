@@ -207,10 +207,10 @@ class World:
 
     def holds(self, ident: str) -> bool:
         """Whether a vault, document (deleted ones too) or workflow of any region has `ident`."""
-        return any(
-            ident in data.vaults or ident in data.documents or ident in data.workflows
-            for data in self.regions.values()
-        )
+        for data in self.regions.values():
+            if ident in data.vaults or ident in data.documents or ident in data.workflows:
+                return True
+        return False
 
     def writable_document(self, doc: Document) -> Document:
         """The world's own copy of `doc`, to change: a shared seeded document is copied into

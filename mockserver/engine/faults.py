@@ -24,8 +24,7 @@ from mockserver.core.errors import ApiError
 from mockserver.engine.envelope import envelope_bytes, render_error
 from mockserver.engine.explain import Refusal, header_value
 from mockserver.engine.journal import RequestState
-from mockserver.engine.reading import MAX_BODY
-from mockserver.engine.request import HeaderLines, Response, TransportFault
+from mockserver.engine.request import MAX_BODY, HeaderLines, Response, TransportFault
 from mockserver.scenarios.engine import MISSING, RequestView, ScenarioEngine
 
 # The scenario model is imported only for the types here: a rule comes from a loaded

@@ -23,7 +23,7 @@ from mockserver.domain.auth import Principal, require_scope
 from mockserver.domain.store import Store, World
 from mockserver.engine.answers import JSON, header_lines
 from mockserver.engine.journal import RequestState
-from mockserver.engine.reading import (
+from mockserver.engine.request import (
     MAX_BODY,
     check_form_head,
     check_json_head,
@@ -83,8 +83,9 @@ class Call:
         run first. Endpoints call it right before the domain operation, after the body was
         read, so an operation never writes with a time read before other requests could run."""
         if self._now is None:
-            self.store.scheduler.run_due()
-            self._now = self.store.now()
+            store = self.store
+            store.scheduler.run_due()
+            self._now = int(store.clock.now())  # whole seconds, as resources record time
         return self._now
 
     def base_url(self) -> str:
@@ -99,13 +100,13 @@ async def call_of(request: Request, scope: str, body: str = "") -> Call:
     Records the scope on the request's state, which a replayed stored response checks."""
     sandbox: SandboxState = request.scope["state"]["sandbox"]
     state: RequestState = request.scope["state"]["request"]
+    query = query_of(state)
     principal = state.principal
     if principal is None:  # no valid credential: the 401 that says why
         raw = state.authorization
         principal = sandbox.store.principal_for(None if raw is None else raw.decode("latin-1"))
     require_scope(principal, scope or None)
     state.operation = scope
-    query = query_of(state)
     if len(query[1]) != len(query[0]):
         refuse_repeated(query[1])
     world = sandbox.store.world(principal.account_id, principal.environment)

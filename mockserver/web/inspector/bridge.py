@@ -13,8 +13,7 @@ from starlette.responses import Response as StarletteResponse
 
 from mockserver.core.first_call import imported_on_first_call
 from mockserver.engine.journal import RequestState
-from mockserver.engine.reading import MAX_BODY
-from mockserver.engine.request import Request, Response
+from mockserver.engine.request import MAX_BODY, Request, Response
 from mockserver.engine.routing import Route
 from mockserver.web.adapter import receive_once
 

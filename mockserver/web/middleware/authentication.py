@@ -29,8 +29,7 @@ from mockserver.domain.auth import Principal, credential_headers
 from mockserver.domain.models import ApiKey
 from mockserver.domain.ratelimit import forced_refusal
 from mockserver.engine.journal import RequestState
-from mockserver.engine.reading import CONTROL_PLANE, routed_region
-from mockserver.engine.request import HeaderLines
+from mockserver.engine.request import CONTROL_PLANE, HeaderLines, routed_region
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
 from mockserver.web.adapter import header_lines

@@ -7,7 +7,7 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mockserver.engine.journal import RequestState
-from mockserver.engine.reading import CONTROL_PLANE
+from mockserver.engine.request import CONTROL_PLANE
 from mockserver.engine.sandbox import SandboxState
 from mockserver.web.middleware.errors import refuse
 

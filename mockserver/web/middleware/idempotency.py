@@ -12,8 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.domain.idempotency import Hold, unpack_response
 from mockserver.engine.journal import RequestState
-from mockserver.engine.reading import MAX_BODY
-from mockserver.engine.request import HeaderLines, Response
+from mockserver.engine.request import MAX_BODY, HeaderLines, Response
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
 from mockserver.web.adapter import send_response
