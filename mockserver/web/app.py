@@ -28,8 +28,7 @@ from mockserver.web.middleware.errors import Errors
 from mockserver.web.middleware.health import Health
 from mockserver.web.middleware.idempotency import Idempotency
 from mockserver.web.middleware.journal import RequestJournal
-from mockserver.web.middleware.scenarios import Scenarios
-from mockserver.web.transport_faults import TransportFaults
+from mockserver.web.middleware.scenarios import Scenarios, TransportFaults
 
 if TYPE_CHECKING:
     from mockserver.domain.models import SeedData
