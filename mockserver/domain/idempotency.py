@@ -104,15 +104,11 @@ def check_key(key: str) -> str:
     return key
 
 
-def fingerprint(method: str, region: str, path: str, body: bytes) -> bytes:
-    """A digest of what the request asks for. A JSON body is canonicalised (sorted keys, no
-    whitespace), so key order and formatting do not matter; any other body counts as bytes."""
-    return fingerprint_and_value(method, region, path, body)[0]
-
-
 def fingerprint_and_value(method: str, region: str, path: str, body: bytes) -> tuple[bytes, Any]:
-    """`fingerprint`, and the body's JSON value (NOT_JSON if it is not JSON): the handler of a
-    keyed request need not parse its body again."""
+    """A digest of what the request asks for, and the body's JSON value (NOT_JSON if it is not
+    JSON: the handler of a keyed request need not parse it again). A JSON body is canonicalised
+    (sorted keys, no whitespace), so key order and formatting do not matter; any other body
+    counts as bytes."""
     try:
         value = orjson.loads(body)
         content = b"json:" + _canonical(value)

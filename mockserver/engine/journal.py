@@ -18,7 +18,7 @@ import orjson
 
 from mockserver.core.clock import format_ts
 from mockserver.domain.auth import Principal, mask
-from mockserver.domain.kept_bytes import kept
+from mockserver.domain.compacted import compacted
 from mockserver.engine.explain import Explain, Refusal, explanation, replayed
 from mockserver.engine.request import BodyReader, Request, Response
 
@@ -115,7 +115,7 @@ class Entry:
         """Keep (the first BODY_LIMIT bytes of) the body, compacted to its size."""
         if len(self.response_body) < BODY_LIMIT:
             room = BODY_LIMIT - len(self.response_body)
-            self.response_body = kept(self.response_body + chunk[:room])
+            self.response_body = compacted(self.response_body + chunk[:room])
         self.response_size += len(chunk)
 
     def explained(self) -> Explain | None:

@@ -11,7 +11,7 @@ from mockserver.domain.idempotency import (
     RETENTION,
     IdempotencyStore,
     check_key,
-    fingerprint,
+    fingerprint_and_value,
     is_kept,
     scope_of,
 )
@@ -202,3 +202,7 @@ def test_a_keyed_post_holds_its_key_until_it_answers_or_lets_go() -> None:
 
 def clock() -> float:
     return T0
+
+
+def fingerprint(method: str, region: str, path: str, body: bytes) -> bytes:
+    return fingerprint_and_value(method, region, path, body)[0]

@@ -1,6 +1,6 @@
-"""What the mock keeps for a long time is kept at its size: orjson's output sits in a block of
+"""What the mock holds for a long time is compacted to its size: orjson's output sits in a block of
 about 4 KiB whatever its length, so bytes that are stored (an idempotent replay, a document's
-rendering, the journal, a webhook envelope) are copied out of it (mockserver/domain/kept_bytes.py),
+rendering, the journal, a webhook envelope) are copied out of it (mockserver/domain/compacted.py),
 and a stored response is one bytes object (domain/idempotency.py `pack_response`)."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pytest
 from starlette.applications import Starlette
 
 from mockserver.core.config import Settings
+from mockserver.domain.compacted import compacted, dumps_compacted
 from mockserver.domain.idempotency import pack_response, unpack_response
-from mockserver.domain.kept_bytes import dumps_kept, kept
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
 from tests.support.keys import auth
@@ -56,10 +56,10 @@ def retained_by_site(
     return kept_per_site(after, before)
 
 
-def test_kept_is_an_equal_copy() -> None:
+def test_compacted_is_an_equal_copy() -> None:
     raw = orjson.dumps({"a": [1, 2, 3]})
-    assert kept(raw) == raw
-    assert dumps_kept({"a": [1, 2, 3]}, orjson.OPT_SORT_KEYS) == raw
+    assert compacted(raw) == raw
+    assert dumps_compacted({"a": [1, 2, 3]}, orjson.OPT_SORT_KEYS) == raw
 
 
 @pytest.mark.parametrize(
