@@ -136,14 +136,13 @@ def refuse_repeated(pairs: list[tuple[str, str]]) -> None:
 
 
 async def json_of(state: RequestState) -> dict[str, Any]:
-    """The body as a JSON object (the object the idempotency fingerprint parsed from these
-    very bytes, when it did)."""
+    """The body as a JSON object (the object the idempotency fingerprint parsed from it, when
+    it did)."""
     check_json_head(state.request.headers, MAX_BODY, any_content_type=False)
-    raw = await state.body(MAX_BODY)
     parsed = state.parsed_body
-    if parsed is not None and parsed[0] == raw and len(raw) <= MAX_BODY:
+    if parsed is not None:  # read and parsed whole, within the limit, by the idempotency step
         return parsed[1]
-    return parse_json_object(raw, MAX_BODY)
+    return parse_json_object(await state.body(MAX_BODY), MAX_BODY)
 
 
 async def form_of(state: RequestState) -> list[tuple[str, str]]:

@@ -114,7 +114,7 @@ class Authentication:
             if message["type"] == "http.response.start":
                 message = {
                     **message,
-                    "headers": with_rate_headers(header_lines(message["headers"])),
+                    "headers": with_rate_headers(message["headers"]),  # ours: a list
                 }
             await send(message)
 

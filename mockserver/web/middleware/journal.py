@@ -77,12 +77,12 @@ class RequestJournal:
         except TransportFaultError as faulted:
             response = faulted.response
             response.headers = [*response.headers, date]
-            self._answered(sandbox, state, response, control, started, arrived)
+            self._answered(sandbox, state, response, control, started)
             raise
         else:
             if status:  # nothing at all when the client left before its body came
-                answer = Response(status, headers, b"".join(chunks))
-                self._answered(sandbox, state, answer, control, started, arrived)
+                answer = (status, headers, b"".join(chunks))
+                self._answered(sandbox, state, answer, control, started)
         finally:
             # The state holds the body's reader, which holds the server's connection, which
             # holds this scope: letting go of it leaves no cycle for the collector.
@@ -97,25 +97,32 @@ class RequestJournal:
     def _answered(
         sandbox: SandboxState,
         state: RequestState,
-        response: Response,
+        answer: Response | tuple[int, HeaderLines, bytes],
         control: bool,
         started: float,
-        arrived: float,
     ) -> None:
-        """Write the answer into the entry, and tell the observers of an API request."""
+        """Write the answer (sent: its status, headers and body; or the response a transport
+        fault broke) into the entry, and tell the observers of an API request."""
+        if isinstance(answer, Response):
+            response: Response | None = answer
+            status, headers, body, fault = answer.status, answer.headers, answer.body, answer.fault
+        else:
+            response, fault = None, None
+            status, headers, body = answer
         entry = state.entry
         if entry is not None:
-            fault = response.fault
             if fault is None:
-                entry.status = response.status
+                entry.status = status
             else:  # a request that did not run (reset, stall) had no answer
                 entry.fault = fault.kind
                 entry.committed = fault.committed
-                entry.status = response.status if fault.committed else None
-            entry.response_headers = tuple(response.headers)
-            entry.add_response_body(response.body)
+                entry.status = status if fault.committed else None
+            entry.response_headers = tuple(headers)
+            entry.add_response_body(body)
         if control or not sandbox.observers:
             return
+        if response is None:
+            response = Response(status, headers, body)
         explain = None
         if response.status >= 400 or response.fault is not None:
             refused = state.explain or replayed(response.status, response.body, state.path)
@@ -124,7 +131,7 @@ class RequestJournal:
         account = principal.account_id if principal is not None else sandbox.account
         seconds = perf_counter() - started
         answered = Answered(
-            state.request, response, state.request_id, account, explain, seconds, arrived
+            state.request, response, state.request_id, account, explain, seconds, state.arrived
         )
         for observer in sandbox.observers:
             observer(answered)
