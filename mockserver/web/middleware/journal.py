@@ -1,5 +1,5 @@
 """The request's journal entry, request id and `Date`, from the streams of the sandbox that
-answers it (the server's, or the account sandbox `Accounts` picked).
+answers it (the server's, or the account sandbox `AccountSandbox` picked).
 
 On the way in: the journal entry (API requests only: reading the journal through `/_mock` must
 not change it; the path as sent), the timers that fell due, the `/us/v1` or `/eu/v1` prefix
