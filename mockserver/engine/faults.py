@@ -21,12 +21,10 @@ import orjson
 
 from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError
-from mockserver.engine.calls import Headers
 from mockserver.engine.envelope import envelope_bytes, render_error
 from mockserver.engine.explain import Refusal, header_value
-from mockserver.engine.reading import MAX_BODY
-from mockserver.engine.request import Response, TransportFault
-from mockserver.engine.request_state import RequestState
+from mockserver.engine.journal import RequestState
+from mockserver.engine.request import MAX_BODY, HeaderLines, Response, TransportFault
 from mockserver.scenarios.engine import MISSING, RequestView, ScenarioEngine
 
 # The scenario model is imported only for the types here: a rule comes from a loaded
@@ -98,7 +96,7 @@ def matchable_body(raw: bytes | None) -> Any:
         return MISSING
 
 
-def deprecation_headers(item: Deprecation | None) -> Headers:
+def deprecation_headers(item: Deprecation | None) -> HeaderLines:
     if item is None:
         return []
     deprecation = f"@{item.deprecation}".encode()
@@ -108,12 +106,14 @@ def deprecation_headers(item: Deprecation | None) -> Headers:
     return headers
 
 
-def injected_answer(rule: Rule, request_id: str, extra: Headers) -> tuple[int, Headers, bytes]:
+def injected_answer(
+    rule: Rule, request_id: str, extra: HeaderLines
+) -> tuple[int, HeaderLines, bytes]:
     """The status, headers and body of the answer `rule` injects (`extra`: headers to add,
     deprecation ones say), as sent: a Content-Length unless it is an empty 204 or 304."""
     respond = rule.respond
     status = respond.status or 200
-    headers: Headers = []
+    headers: HeaderLines = []
     body = b""
     if respond.error is not None or (not respond.has_body and status >= 400):
         from mockserver.scenarios.model import ERROR_TYPES
@@ -219,7 +219,7 @@ async def chaos(
 
 
 async def faulted(
-    rule: Rule, state: RequestState, inner: Callable[[], Awaitable[Response]], extra: Headers
+    rule: Rule, state: RequestState, inner: Callable[[], Awaitable[Response]], extra: HeaderLines
 ) -> Response:
     """The answer of a request whose connection `rule` breaks (its `respond.fault`): none for
     reset and stall (the request does not run; its body is still read, for the journal), the

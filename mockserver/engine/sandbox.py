@@ -3,8 +3,7 @@
 `SandboxState.build(settings)` loads the seed (raising SeedError before anything runs) and wires the
 parts together: the store (worlds, clock, scheduler, credentials, idempotency and rate
 windows), the scenario engine, the webhook delivery engine, the request journal and the
-account factory. `api` runs the `/v1` operations (typed calls to typed answers); `control` is
-the facade that every way of steering the sandbox calls: the
+account factory. `control` is the facade that every way of steering the sandbox calls: the
 `/_mock` endpoints, the inspector, the CLI and the pytest plugin.
 
 The server's sandbox also holds the sandboxes of the accounts made through the control plane
@@ -16,29 +15,28 @@ The web layer (`mockserver.web.app.create_app`) builds one sandbox and serves it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mockserver.core.clock import Clock
 from mockserver.core.config import Settings
 from mockserver.core.ids import IdFactory
 from mockserver.core.shipped import data_dir, default_seed_path
 from mockserver.domain.accounts import AccountFactory, NewAccount
-from mockserver.domain.models import SeedData
+from mockserver.domain.auth import Principal
+from mockserver.domain.models import ApiKey, SeedData
 from mockserver.domain.store import Store
 from mockserver.engine.accounts.sandboxes import AccountSandboxes
-from mockserver.engine.api import Api
 from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
 from mockserver.engine.control_plane.call import browser_guard
 from mockserver.engine.control_plane.routes import control_routes
-from mockserver.engine.journal import AccountJournal, Journal, Observer
+from mockserver.engine.journal import AccountJournal, Journal, Observer, RequestState
 from mockserver.engine.request import Request, Response, Serve
-from mockserver.engine.request_state import RequestState
 from mockserver.engine.routing import Route, Router
 from mockserver.engine.snapshots import Snapshots
-from mockserver.engine.traffic import Traffic
 from mockserver.scenarios.engine import ScenarioEngine
 from mockserver.seeds.loader import load_seed
 from mockserver.seeds.world import load_world
@@ -46,6 +44,9 @@ from mockserver.webhooks.delivery import DeliveryEngine
 
 if TYPE_CHECKING:
     from mockserver.engine.durable.log import Durability
+
+
+ApiPath = tuple[Sequence[str], str]  # a `/v1` route's methods and path template
 
 
 class SandboxState:
@@ -63,10 +64,12 @@ class SandboxState:
         outer_scenarios: ScenarioEngine | None = None,
         observers: list[Observer] | None = None,
         server: SandboxState | None = None,
+        api_paths: Sequence[ApiPath] = (),
     ) -> None:
         """`account`, `outer_scenarios`, `observers` and `server`: for an account's sandbox (see
         `for_account`), its account, the server's scenarios, the server's observers and the
-        server's sandbox (whose limits on named snapshots it shares)."""
+        server's sandbox (whose limits on named snapshots it shares). `api_paths`: the methods
+        and path templates of the `/v1` routes the app serves."""
         self.settings = settings
         self.store = store
         self.scenarios = scenarios
@@ -74,16 +77,22 @@ class SandboxState:
         self.journal = journal
         self.account = account  # the one account of an account's sandbox; None: the server's
         self.accounts = AccountFactory(store)
-        self.api = Api(store, webhooks)
         self.snapshots = Snapshots(server=server)
         self.control = Control(self)
         control_plane = settings.admin and account is None
-        routes = self.api.routes() + (control_routes(self) if control_plane else [])
+        # The app's routes serve `/v1`; this router knows their paths, so that a method a path
+        # does not serve is the 404 envelope and a slash too many or too few is a redirect.
+        self.api_paths = tuple(api_paths)
+        routes = [Route(methods, path, self._unserved) for methods, path in self.api_paths]
+        routes += control_routes(self) if control_plane else []
         self.router = Router(routes)
+        # The OpenAPI document of `GET /v1/openapi.json`, built on first request.
+        self.openapi: bytes | None = None
         # The sandboxes of the accounts made through the control plane (the server's only).
         self.tenants = AccountSandboxes(self, SandboxState.for_account) if account is None else None
-        # The credential, rate-limit and idempotency rules on this sandbox's store.
-        self.traffic = Traffic(store, scenarios)
+        # The callers of the API keys its requests carried, by `Authorization` value, while
+        # each key is unchanged (see `web/middleware/authentication.py`).
+        self.principals: dict[bytes, tuple[ApiKey, Principal]] = {}
         # Refuses a `/_mock` request a web page could send (the server's, with no admin token).
         self.control_guard = browser_guard(settings.admin_token) if control_plane else None
         # The server's scenarios, in an account's sandbox: they apply after the account's own.
@@ -125,6 +134,10 @@ class SandboxState:
     def _restart_control_ids(self) -> None:
         self.control_ids = self._control_ids()
 
+    async def _unserved(self, state: RequestState, params: dict[str, Any]) -> Response:
+        """A `/v1` path the app's routes did not serve with this method: the 404 envelope."""
+        return self.router.unmatched(state.request, state.path)
+
     async def dispatch(self, state: RequestState) -> Response:
         """The answer of the route the request's method and path find (the 404 envelope or a
         trailing-slash redirect for none)."""
@@ -136,7 +149,12 @@ class SandboxState:
 
     @classmethod
     def build(
-        cls, settings: Settings, seed: SeedData | None = None, *, clock: Clock | None = None
+        cls,
+        settings: Settings,
+        seed: SeedData | None = None,
+        *,
+        clock: Clock | None = None,
+        api_paths: Sequence[ApiPath] = (),
     ) -> SandboxState:
         """A sandbox from `settings` (and the seed, when already loaded; and its clock, when
         made already): a bad seed or scenario raises its load error before anything is built
@@ -161,7 +179,7 @@ class SandboxState:
                 scenarios.load(load_scenario(scenarios.file_of(path)))
         journal = Journal(settings.journal_size)
         store.reset_hooks.append(journal.clear)
-        sandbox = cls(settings, store, scenarios, webhooks, journal)
+        sandbox = cls(settings, store, scenarios, webhooks, journal, api_paths=api_paths)
         if opened is not None:
             from mockserver.engine.durable.log import make_durable
 
@@ -201,6 +219,7 @@ class SandboxState:
             outer_scenarios=server.scenarios,
             observers=server.observers,  # one request log for all
             server=server,
+            api_paths=server.api_paths,
         )
 
     def running(self) -> AbstractAsyncContextManager[None]:

@@ -285,7 +285,7 @@ class ScenarioEngine:
         """Whether this credential's window counts as full now. A burst starts at the rule's
         nth matching request and refuses matching requests for `seconds` of mock time (at
         most `times` of them), then is spent."""
-        if not self.bursts:  # Traffic reads `bursts` first; a direct caller may not
+        if not self.bursts:  # Authentication reads `bursts` first; a direct caller may not
             return None
         now = self.store.now()
         request = RequestView(method, path, key=identity)

@@ -21,18 +21,14 @@ from mockserver.engine.sandbox import SandboxState
 from mockserver.web import api
 from mockserver.web.adapter import Adapter, route_of_sandbox
 from mockserver.web.inspector import inspector_routes
-from mockserver.web.middleware.accounts import Accounts
-from mockserver.web.middleware.authentication import Authentication
+from mockserver.web.middleware.authentication import AccountSandbox, Authentication
 from mockserver.web.middleware.control_guard import ControlGuard
 from mockserver.web.middleware.durable_log import DurableLog
 from mockserver.web.middleware.errors import Errors
-from mockserver.web.middleware.explain import Explain
 from mockserver.web.middleware.health import Health
 from mockserver.web.middleware.idempotency import Idempotency
 from mockserver.web.middleware.journal import RequestJournal
-from mockserver.web.middleware.query import Query
-from mockserver.web.middleware.scenarios import Scenarios
-from mockserver.web.transport_faults import TransportFaults
+from mockserver.web.middleware.scenarios import Scenarios, TransportFaults
 
 if TYPE_CHECKING:
     from mockserver.domain.models import SeedData
@@ -52,12 +48,10 @@ def middleware(sandbox: SandboxState) -> list[Middleware]:
         Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
         Middleware(Health),
         Middleware(DurableLog, sandbox=sandbox),
-        Middleware(Accounts, sandbox=sandbox),
+        Middleware(AccountSandbox, sandbox=sandbox),
         Middleware(RequestJournal),
-        Middleware(Explain),
         Middleware(ControlGuard),
         Middleware(Authentication),
-        Middleware(Query),
         Middleware(Idempotency),
         Middleware(Errors),
         Middleware(Scenarios),
@@ -78,9 +72,11 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     `journal`, `accounts`, `settings`). Code that drives the app with no server runs its
     background work with `async with app.state.sandbox.running():`."""
     settings = settings or Settings()
-    sandbox = SandboxState.build(settings, seed)
+    api_routes = api.routes()
+    api_paths = [(sorted(route.methods or ()), route.path) for route in api_routes]
+    sandbox = SandboxState.build(settings, seed, api_paths=api_paths)
     app = Starlette(
-        routes=api.routes(sandbox.api),
+        routes=api_routes,
         middleware=middleware(sandbox),
         lifespan=running,
         exception_handlers={405: route_of_sandbox},

@@ -22,7 +22,7 @@ from mockserver.core.config import DEFAULT_START_TIME
 from mockserver.core.errors import AuthenticationError, Conflict, NotFound
 from mockserver.core.ids import IdFactory
 from mockserver.domain.accounts import NewAccount, make_account
-from mockserver.engine.reading import credential_headers
+from mockserver.domain.auth import credential_headers
 from mockserver.engine.request import HeaderLines
 
 if TYPE_CHECKING:

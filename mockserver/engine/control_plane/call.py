@@ -15,9 +15,15 @@ from typing import TYPE_CHECKING, Any
 from mockserver.core.errors import AuthenticationError, PayloadTooLarge
 from mockserver.core.secrets import same_secret
 from mockserver.engine.control_plane import origin_guard
-from mockserver.engine.reading import MAX_BODY, check_json_head, parse_json_object, query_pairs
-from mockserver.engine.request import Request, Response
-from mockserver.engine.request_state import RequestState
+from mockserver.engine.journal import RequestState
+from mockserver.engine.request import (
+    MAX_BODY,
+    Request,
+    Response,
+    check_json_head,
+    parse_json_object,
+    query_pairs,
+)
 from mockserver.engine.routing import Route
 
 if TYPE_CHECKING:

@@ -7,8 +7,7 @@ import re
 
 from mockserver.engine.control_plane.snapshots import UPLOAD_MAX
 from mockserver.engine.durable import records
-from mockserver.engine.reading import MAX_BODY
-from mockserver.engine.request import Request
+from mockserver.engine.request import MAX_BODY, Request
 
 # Requests that may await webhook attempts: they take the lock only when none is under way,
 # and the attempts they await are logged inside them. A trigger is one: its recipe may move the

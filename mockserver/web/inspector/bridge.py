@@ -12,9 +12,8 @@ from starlette.requests import Request as StarletteRequest
 from starlette.responses import Response as StarletteResponse
 
 from mockserver.core.first_call import imported_on_first_call
-from mockserver.engine.reading import INSPECTOR, MAX_BODY
-from mockserver.engine.request import Request, Response
-from mockserver.engine.request_state import RequestState
+from mockserver.engine.journal import RequestState
+from mockserver.engine.request import INSPECTOR, MAX_BODY, Request, Response
 from mockserver.engine.routing import Route
 from mockserver.web.adapter import receive_once
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mockserver.engine.reading import CONTROL_PLANE, INSPECTOR
-from mockserver.engine.request import HeaderLines
-from mockserver.engine.request_state import RequestState
+from mockserver.engine.journal import RequestState
+from mockserver.engine.request import CONTROL_PLANE, INSPECTOR, HeaderLines
 from mockserver.engine.sandbox import SandboxState
 from mockserver.web.adapter import call_editing
-from mockserver.web.middleware.refusal import refuse
+from mockserver.web.middleware.errors import refuse
 
 # Both spellings: X-Frame-Options for every browser, the CSP directive that supersedes it.
 NO_FRAMING: HeaderLines = [
