@@ -28,7 +28,6 @@ from mockserver.engine.reading import (
 )
 from mockserver.engine.request import Response
 from mockserver.engine.request_state import RequestState
-from mockserver.engine.routing import Route
 from mockserver.webhooks.delivery import DeliveryEngine
 
 NO_QUERY: dict[str, str] = {}  # what a request without a query string reads (never written)
@@ -184,19 +183,6 @@ class Api:
             base_url,
             authorization,
         )
-
-    def routes(self) -> list[Route]:
-        """A route per operation, in the table's order."""
-        routes = []
-        for operation in self.operations:
-
-            async def serve(
-                state: RequestState, params: dict[str, Any], op: Operation = operation
-            ) -> Response:
-                return answer_response(await self.serve(op, state, params))
-
-            routes.append(Route([operation.method], operation.path, serve))
-        return routes
 
     async def serve(
         self, operation: Operation, state: RequestState, params: dict[str, Any]

@@ -32,11 +32,8 @@ from mockserver.engine.api import Api
 from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
 from mockserver.engine.control_plane.call import browser_guard
-from mockserver.engine.control_plane.routes import control_routes
 from mockserver.engine.journal import AccountJournal, Journal, Observer
 from mockserver.engine.request import Request, Response, Serve
-from mockserver.engine.request_state import RequestState
-from mockserver.engine.routing import Route, Router
 from mockserver.engine.snapshots import Snapshots
 from mockserver.engine.traffic import Traffic
 from mockserver.scenarios.engine import ScenarioEngine
@@ -76,8 +73,6 @@ class SandboxState:
         self.snapshots = Snapshots()
         self.control = Control(self)
         control_plane = settings.admin and account is None
-        routes = self.api.routes() + (control_routes(self) if control_plane else [])
-        self.router = Router(routes)
         # The sandboxes of the accounts made through the control plane (the server's only).
         self.tenants = AccountSandboxes(self, SandboxState.for_account) if account is None else None
         # The credential, rate-limit and idempotency rules on this sandbox's store.
@@ -110,27 +105,12 @@ class SandboxState:
         so it must be quick and must not raise."""
         self.observers.append(observer)  # the list its accounts' sandboxes share
 
-    def add_pages(self, routes: list[Route]) -> None:
-        """Serve more routes under `/_mock` (the inspector's pages), behind the control plane's
-        routes and only with it."""
-        if self.settings.admin:
-            self.router.add(routes)
-
     def _control_ids(self) -> IdFactory:
         store = self.store
         return IdFactory(store.random_seed, f"{store.streams}control-requests")
 
     def _restart_control_ids(self) -> None:
         self.control_ids = self._control_ids()
-
-    async def dispatch(self, state: RequestState) -> Response:
-        """The answer of the route the request's method and path find (the 404 envelope or a
-        trailing-slash redirect for none)."""
-        found = self.router.find(state.request.method, state.path)
-        if found is None:
-            return self.router.unmatched(state.request, state.path)
-        route, params = found
-        return await route.handler(state, params)
 
     @classmethod
     def build(

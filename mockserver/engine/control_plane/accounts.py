@@ -8,7 +8,7 @@
 
 The rest of an account's control plane (its clock, reset, snapshots, scenarios, journal and
 deliveries) is the server's own endpoints under `/_mock/accounts/{id}/`, run on the account's
-sandbox (`call.guarded`).
+sandbox (`web/control.py`).
 """
 
 from __future__ import annotations

@@ -18,7 +18,6 @@ from mockserver.engine.control_plane import origin_guard
 from mockserver.engine.reading import MAX_BODY, check_json_head, parse_json_object, query_pairs
 from mockserver.engine.request import Request, Response
 from mockserver.engine.request_state import RequestState
-from mockserver.engine.routing import Route
 
 if TYPE_CHECKING:
     from mockserver.engine.accounts.sandboxes import AccountSandboxes
@@ -110,33 +109,6 @@ def check_admin_token(admin_token: str | None, given: str) -> None:
 def browser_guard(admin_token: str | None) -> Callable[[Request], None] | None:
     """The check the guard middleware makes of every `/_mock` request (inspector pages, unknown
     paths included) before its body is read: the browser guard when no admin token is set (an
-    empty one guards nothing), none with a token (the token is the guard, `guarded` checks it)."""
+    empty one guards nothing), none with a token (the token is the guard, which every route of
+    the control plane checks: `web/control.py`)."""
     return None if admin_token else origin_guard.check
-
-
-def guarded(sandbox: SandboxState, methods: list[str], path: str, endpoint: Endpoint) -> Route:
-    """The route of a control-plane endpoint, behind the admin token."""
-    token = sandbox.settings.admin_token
-
-    async def serve(state: RequestState, params: dict[str, Any]) -> Response:
-        if token is not None:
-            check_admin_token(token, given_admin_token(state.request))
-        return await endpoint(ControlCall(sandbox, state, params))
-
-    return Route(methods, path, serve)
-
-
-def scoped(sandbox: SandboxState, methods: list[str], path: str, endpoint: Endpoint) -> Route:
-    """The route of a server endpoint run on one account's sandbox, under
-    `/_mock/accounts/{account_id}`: 404 for no such account, 409 for a seeded one."""
-    token = sandbox.settings.admin_token
-
-    async def serve(state: RequestState, params: dict[str, Any]) -> Response:
-        if token is not None:
-            check_admin_token(token, given_admin_token(state.request))
-        tenants = sandbox.tenants
-        assert tenants is not None
-        tenant = tenants.get(params["account_id"])
-        return await endpoint(ControlCall(tenant.sandbox, state, params, sandbox))
-
-    return Route(methods, f"/_mock/accounts/{{account_id}}{path}", serve)
