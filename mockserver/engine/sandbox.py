@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mockserver.core.clock import Clock
 from mockserver.core.config import Settings
@@ -31,18 +30,18 @@ from mockserver.engine.accounts.sandboxes import AccountSandboxes
 from mockserver.engine.api import Api
 from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
-from mockserver.engine.control_plane.call import browser_guard
+from mockserver.engine.control_plane.origin_guard import browser_guard
+from mockserver.engine.durable.log import Durability, make_durable
+from mockserver.engine.durable.state import open_state
 from mockserver.engine.journal import AccountJournal, Journal, Observer
 from mockserver.engine.request import Request, Response, Serve
 from mockserver.engine.snapshots import Snapshots
 from mockserver.engine.traffic import Traffic
 from mockserver.scenarios.engine import ScenarioEngine
+from mockserver.scenarios.loader import load_scenario
 from mockserver.seeds.loader import load_seed
 from mockserver.seeds.world import load_world
 from mockserver.webhooks.delivery import DeliveryEngine
-
-if TYPE_CHECKING:
-    from mockserver.engine.durable.log import Durability
 
 
 class SandboxState:
@@ -71,10 +70,13 @@ class SandboxState:
         self.accounts = AccountFactory(store)
         self.api = Api(store, webhooks)
         self.snapshots = Snapshots()
-        self.control = Control(self)
         control_plane = settings.admin and account is None
         # The sandboxes of the accounts made through the control plane (the server's only).
-        self.tenants = AccountSandboxes(self, SandboxState.for_account) if account is None else None
+        self.tenants: AccountSandboxes[SandboxState] | None = None
+        if account is None:
+            self.tenants = AccountSandboxes(
+                store, self.accounts, webhooks, journal, settings.start_time, self._account
+            )
         # The credential, rate-limit and idempotency rules on this sandbox's store.
         self.traffic = Traffic(store, scenarios)
         # Refuses a `/_mock` request a web page could send (the server's, with no admin token).
@@ -94,6 +96,7 @@ class SandboxState:
         # builds its middleware (`serve_through`); a sandbox with no app serves nothing.
         self.serve: Serve = _no_app
         self.durability: Durability | None = None
+        self.control = Control(self)
 
     def serve_through(self, serve: Serve) -> None:
         """Enter the app that serves this sandbox through `serve` (below its durable log)."""
@@ -120,31 +123,26 @@ class SandboxState:
         made already): a bad seed or scenario raises its load error before anything is built
         around it. With `settings.state_dir`, the sandbox is durable: its checkpoint is loaded
         now (StateDirError if it does not load), its log replayed once it runs."""
-        # Durability and the scenario loader are imported only by the sandboxes that use
-        # them (a state directory, scenarios given at start-up): most sandboxes have neither.
         if seed is None:
             seed = load_seed(settings.seed_path or default_seed_path())
         opened = None
         if settings.state_dir:
-            from mockserver.engine.durable.state import open_state
-
             opened = open_state(settings.state_dir, settings)
         clock = opened.clock if opened is not None else clock or make_clock(settings)
         store = Store(seed, clock, settings.random_seed, loader=load_world)
         webhooks, scenarios = _engines(store, settings, data_dir("scenarios"))
         if settings.scenario_paths:
-            from mockserver.scenarios.loader import load_scenario
-
             for path in settings.scenario_paths:  # a bad one raises ScenarioError first
                 scenarios.load(load_scenario(scenarios.file_of(path)))
         journal = Journal(settings.journal_size)
         store.reset_hooks.append(journal.clear)
         sandbox = cls(settings, store, scenarios, webhooks, journal)
         if opened is not None:
-            from mockserver.engine.durable.log import make_durable
-
             sandbox.durability = make_durable(sandbox, opened)
         return sandbox
+
+    def _account(self, made: NewAccount, random_seed: int, clock: Clock) -> SandboxState:
+        return SandboxState.for_account(self, made, random_seed, clock)
 
     @classmethod
     def for_account(

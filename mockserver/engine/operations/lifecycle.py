@@ -6,14 +6,12 @@ import orjson
 
 from mockserver.audit import chain as audit
 from mockserver.core.errors import NotFound
+from mockserver.domain import audit_exports as exports
 from mockserver.domain import validation as v
 from mockserver.domain import views, workflows
 from mockserver.engine.calls import Answer, Call
 
 CSV = "text/csv; charset=utf-8"
-
-# The export jobs (domain/audit_exports.py) are imported by the first export operation: every
-# sandbox built, each pytest session's, would pay for them, and few tests export.
 
 
 def create_workflow(call: Call) -> Answer:
@@ -47,8 +45,6 @@ def list_audit_logs(call: Call) -> Answer:
 
 
 def create_export(call: Call) -> Answer:
-    from mockserver.domain import audit_exports as exports
-
     principal, world = call.caller()
     job = exports.create(
         world, call.region, call.body, principal.actor, call.now(), call.store.secret
@@ -58,8 +54,6 @@ def create_export(call: Call) -> Answer:
 
 
 def get_export(call: Call) -> Answer:
-    from mockserver.domain import audit_exports as exports
-
     _, world = call.caller()
     job = exports.get(world, call.params["export_id"])
     url = None
@@ -71,8 +65,6 @@ def get_export(call: Call) -> Answer:
 
 def download_export(call: Call) -> Answer:
     """The pre-signed CSV download: no credential, the URL's signature is the authority."""
-    from mockserver.domain import audit_exports as exports
-
     store = call.store
     job_id = call.params["export_id"]
     world = store.export_worlds.get(job_id)

@@ -11,10 +11,9 @@ from __future__ import annotations
 import orjson
 
 from mockserver.core.errors import ApiError
+from mockserver.domain import oauth
+from mockserver.domain.oauth_token import authenticate_client, exchange, token_response
 from mockserver.engine.calls import Answer, Call
-
-# The flow (domain/oauth.py, domain/oauth_token.py) is imported by the first OAuth request:
-# every sandbox built, each pytest session's, would pay for it, and few tests log in.
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 CLIENT_CHALLENGE = 'Basic realm="mockserver", charset="UTF-8"'
@@ -33,8 +32,6 @@ def as_oauth_error(error: ApiError) -> ApiError:
 
 def authorize(call: Call) -> Answer:
     """Approve at once: 302 to the redirect URI with `code` and `state`, or with `error`."""
-    from mockserver.domain import oauth
-
     store = call.store
     redirect = oauth.authorize(store.oauth, store.accounts, call.query_pairs, store.now())
     return Answer(b"", 302, media_type=None, headers={"Location": redirect.location, **NO_STORE})
@@ -42,9 +39,6 @@ def authorize(call: Call) -> Answer:
 
 def token(call: Call) -> Answer:
     """Exchange an authorization code for an access token (the body: the form's pairs)."""
-    from mockserver.domain import oauth
-    from mockserver.domain.oauth_token import authenticate_client, exchange, token_response
-
     store = call.store
     values, repeated = oauth.single_values(call.body)
     if repeated:
