@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
+from typing import Any
 
 from mockserver.core.clock import Clock
 from mockserver.core.config import Settings
@@ -25,7 +26,7 @@ from mockserver.core.ids import IdFactory
 from mockserver.core.shipped import data_dir, default_seed_path
 from mockserver.domain.accounts import AccountFactory, NewAccount
 from mockserver.domain.models import SeedData
-from mockserver.domain.store import Store
+from mockserver.domain.store import Store, World
 from mockserver.engine.accounts.sandboxes import AccountSandboxes
 from mockserver.engine.api import Api
 from mockserver.engine.clocks import make_clock
@@ -194,18 +195,24 @@ async def _no_app(request: Request) -> Response:
 def _engines(
     store: Store, settings: Settings, scenarios_dir: Path | None
 ) -> tuple[DeliveryEngine, ScenarioEngine]:
-    """The store's limits as the settings say, and its webhook and scenario engines, wired to
-    each other."""
+    """The store's limits as the settings say, and its webhook and scenario engines, each
+    handed the other's part it calls: the scenarios' webhook faults, the webhook engine's way
+    to add a scenario's endpoint."""
     store.rate_limits.enforce = settings.rate_limit  # --no-rate-limit: headers, no refusals
     store.idempotency.capacity = settings.idempotency_records
+
+    def add_endpoint(world: World, spec: dict[str, Any], now: int) -> None:
+        # Called once a scenario is loaded, after both engines are built: the two need each
+        # other, and the webhook engine is built second, with the scenarios' faults.
+        webhooks.scenario_endpoint(world, spec, now)
+
+    scenarios = ScenarioEngine(store, scenarios_dir, webhook_setup=add_endpoint)
     webhooks = DeliveryEngine(
         store,
         timeout=settings.webhook_timeout,
         strict_urls=settings.strict_webhook_urls,
         queue_size=settings.webhook_queue_size,
         journal_size=settings.webhook_journal_size,
+        faults=scenarios.webhook_fault,
     )
-    scenarios = ScenarioEngine(store, scenarios_dir)
-    webhooks.fault_hook = scenarios.webhook_fault  # scenarios' webhook faults
-    scenarios.webhook_setup = webhooks.scenario_endpoint  # scenarios' add_webhook_endpoint
     return webhooks, scenarios
