@@ -97,7 +97,7 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
         lifespan=running,
         exception_handlers={405: method_not_served},
     )
-    # Starlette's router takes no such arguments: what no route serves is ours to answer.
+    # Starlette() does not pass these on to its router: what no route serves is ours to answer.
     app.router.redirect_slashes = False
     app.router.default = unmatched
     state = app.state
