@@ -15,10 +15,10 @@ The web layer (`mockserver.web.app.create_app`) builds one sandbox and serves it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mockserver.core.clock import Clock
 from mockserver.core.config import Settings
@@ -27,26 +27,21 @@ from mockserver.core.shipped import data_dir, default_seed_path
 from mockserver.domain.accounts import AccountFactory, NewAccount
 from mockserver.domain.auth import Principal
 from mockserver.domain.models import ApiKey, SeedData
-from mockserver.domain.store import Store
+from mockserver.domain.store import Store, World
 from mockserver.engine.accounts.sandboxes import AccountSandboxes
 from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
-from mockserver.engine.control_plane.call import browser_guard
-from mockserver.engine.control_plane.routes import control_routes
-from mockserver.engine.journal import AccountJournal, Journal, Observer, RequestState
+from mockserver.engine.control_plane.origin_guard import browser_guard
+from mockserver.engine.durable.log import Durability, make_durable
+from mockserver.engine.durable.state import open_state
+from mockserver.engine.journal import AccountJournal, Journal, Observer
 from mockserver.engine.request import Request, Response, Serve
-from mockserver.engine.routing import Route, Router
-from mockserver.engine.snapshots import Snapshots
+from mockserver.engine.snapshots import Snapshots, shelves
 from mockserver.scenarios.engine import ScenarioEngine
+from mockserver.scenarios.loader import load_scenario
 from mockserver.seeds.loader import load_seed
 from mockserver.seeds.world import load_world
 from mockserver.webhooks.delivery import DeliveryEngine
-
-if TYPE_CHECKING:
-    from mockserver.engine.durable.log import Durability
-
-
-ApiPath = tuple[Sequence[str], str]  # a `/v1` route's methods and path template
 
 
 class SandboxState:
@@ -64,12 +59,10 @@ class SandboxState:
         outer_scenarios: ScenarioEngine | None = None,
         observers: list[Observer] | None = None,
         server: SandboxState | None = None,
-        api_paths: Sequence[ApiPath] = (),
     ) -> None:
         """`account`, `outer_scenarios`, `observers` and `server`: for an account's sandbox (see
         `for_account`), its account, the server's scenarios, the server's observers and the
-        server's sandbox (whose limits on named snapshots it shares). `api_paths`: the methods
-        and path templates of the `/v1` routes the app serves."""
+        server's sandbox (whose limits on named snapshots it shares)."""
         self.settings = settings
         self.store = store
         self.scenarios = scenarios
@@ -77,19 +70,16 @@ class SandboxState:
         self.journal = journal
         self.account = account  # the one account of an account's sandbox; None: the server's
         self.accounts = AccountFactory(store)
-        self.snapshots = Snapshots(server=server)
-        self.control = Control(self)
+        self.snapshots = Snapshots(server=None if server is None else partial(shelves, server))
         control_plane = settings.admin and account is None
-        # The app's routes serve `/v1`; this router knows their paths, so that a method a path
-        # does not serve is the 404 envelope and a slash too many or too few is a redirect.
-        self.api_paths = tuple(api_paths)
-        routes = [Route(methods, path, self._unserved) for methods, path in self.api_paths]
-        routes += control_routes(self) if control_plane else []
-        self.router = Router(routes)
+        # The sandboxes of the accounts made through the control plane (the server's only).
+        self.tenants: AccountSandboxes[SandboxState] | None = None
+        if account is None:
+            self.tenants = AccountSandboxes(
+                store, self.accounts, webhooks, journal, settings.start_time, self._account
+            )
         # The OpenAPI document of `GET /v1/openapi.json`, built on first request.
         self.openapi: bytes | None = None
-        # The sandboxes of the accounts made through the control plane (the server's only).
-        self.tenants = AccountSandboxes(self, SandboxState.for_account) if account is None else None
         # The callers of the API keys its requests carried, by `Authorization` value, while
         # each key is unchanged (see `web/middleware/authentication.py`).
         self.principals: dict[bytes, tuple[ApiKey, Principal]] = {}
@@ -110,6 +100,7 @@ class SandboxState:
         # builds its middleware (`serve_through`); a sandbox with no app serves nothing.
         self.serve: Serve = _no_app
         self.durability: Durability | None = None
+        self.control = Control(self)
 
     def serve_through(self, serve: Serve) -> None:
         """Enter the app that serves this sandbox through `serve` (below its durable log)."""
@@ -121,12 +112,6 @@ class SandboxState:
         so it must be quick and must not raise."""
         self.observers.append(observer)  # the list its accounts' sandboxes share
 
-    def add_pages(self, routes: list[Route]) -> None:
-        """Serve more routes under `/_mock` (the inspector's pages), behind the control plane's
-        routes and only with it."""
-        if self.settings.admin:
-            self.router.add(routes)
-
     def _control_ids(self) -> IdFactory:
         store = self.store
         return IdFactory(store.random_seed, f"{store.streams}control-requests")
@@ -134,57 +119,34 @@ class SandboxState:
     def _restart_control_ids(self) -> None:
         self.control_ids = self._control_ids()
 
-    async def _unserved(self, state: RequestState, params: dict[str, Any]) -> Response:
-        """A `/v1` path the app's routes did not serve with this method: the 404 envelope."""
-        return self.router.unmatched(state.request, state.path)
-
-    async def dispatch(self, state: RequestState) -> Response:
-        """The answer of the route the request's method and path find (the 404 envelope or a
-        trailing-slash redirect for none)."""
-        found = self.router.find(state.request.method, state.path)
-        if found is None:
-            return self.router.unmatched(state.request, state.path)
-        route, params = found
-        return await route.handler(state, params)
-
     @classmethod
     def build(
-        cls,
-        settings: Settings,
-        seed: SeedData | None = None,
-        *,
-        clock: Clock | None = None,
-        api_paths: Sequence[ApiPath] = (),
+        cls, settings: Settings, seed: SeedData | None = None, *, clock: Clock | None = None
     ) -> SandboxState:
         """A sandbox from `settings` (and the seed, when already loaded; and its clock, when
         made already): a bad seed or scenario raises its load error before anything is built
         around it. With `settings.state_dir`, the sandbox is durable: its checkpoint is loaded
         now (StateDirError if it does not load), its log replayed once it runs."""
-        # Durability and the scenario loader are imported only by the sandboxes that use
-        # them (a state directory, scenarios given at start-up): most sandboxes have neither.
         if seed is None:
             seed = load_seed(settings.seed_path or default_seed_path())
         opened = None
         if settings.state_dir:
-            from mockserver.engine.durable.state import open_state
-
             opened = open_state(settings.state_dir, settings)
         clock = opened.clock if opened is not None else clock or make_clock(settings)
         store = Store(seed, clock, settings.random_seed, loader=load_world)
         webhooks, scenarios = _engines(store, settings, data_dir("scenarios"))
         if settings.scenario_paths:
-            from mockserver.scenarios.loader import load_scenario
-
             for path in settings.scenario_paths:  # a bad one raises ScenarioError first
                 scenarios.load(load_scenario(scenarios.file_of(path)))
         journal = Journal(settings.journal_size)
         store.reset_hooks.append(journal.clear)
-        sandbox = cls(settings, store, scenarios, webhooks, journal, api_paths=api_paths)
+        sandbox = cls(settings, store, scenarios, webhooks, journal)
         if opened is not None:
-            from mockserver.engine.durable.log import make_durable
-
             sandbox.durability = make_durable(sandbox, opened)
         return sandbox
+
+    def _account(self, made: NewAccount, random_seed: int, clock: Clock) -> SandboxState:
+        return SandboxState.for_account(self, made, random_seed, clock)
 
     @classmethod
     def for_account(
@@ -219,7 +181,6 @@ class SandboxState:
             outer_scenarios=server.scenarios,
             observers=server.observers,  # one request log for all
             server=server,
-            api_paths=server.api_paths,
         )
 
     def running(self) -> AbstractAsyncContextManager[None]:
@@ -238,18 +199,24 @@ async def _no_app(request: Request) -> Response:
 def _engines(
     store: Store, settings: Settings, scenarios_dir: Path | None
 ) -> tuple[DeliveryEngine, ScenarioEngine]:
-    """The store's limits as the settings say, and its webhook and scenario engines, wired to
-    each other."""
+    """The store's limits as the settings say, and its webhook and scenario engines, each
+    handed the other's part it calls: the scenarios' webhook faults, the webhook engine's way
+    to add a scenario's endpoint."""
     store.rate_limits.enforce = settings.rate_limit  # --no-rate-limit: headers, no refusals
     store.idempotency.capacity = settings.idempotency_records
+
+    def add_endpoint(world: World, spec: dict[str, Any], now: int) -> None:
+        # Called once a scenario is loaded, after both engines are built: the two need each
+        # other, and the webhook engine is built second, with the scenarios' faults.
+        webhooks.scenario_endpoint(world, spec, now)
+
+    scenarios = ScenarioEngine(store, scenarios_dir, webhook_setup=add_endpoint)
     webhooks = DeliveryEngine(
         store,
         timeout=settings.webhook_timeout,
         strict_urls=settings.strict_webhook_urls,
         queue_size=settings.webhook_queue_size,
         journal_size=settings.webhook_journal_size,
+        faults=scenarios.webhook_fault,
     )
-    scenarios = ScenarioEngine(store, scenarios_dir)
-    webhooks.fault_hook = scenarios.webhook_fault  # scenarios' webhook faults
-    scenarios.webhook_setup = webhooks.scenario_endpoint  # scenarios' add_webhook_endpoint
     return webhooks, scenarios

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 
 from mockserver.core.errors import PermissionDenied
 from mockserver.engine.request import Request
@@ -100,3 +101,11 @@ def _trusted(found: re.Match[str] | None, server: str | None) -> bool:
         return False  # malformed, or `Origin: null`
     name = found["name"]
     return is_loopback(name) or (bool(server) and name.strip("[]").lower() == server)
+
+
+def browser_guard(admin_token: str | None) -> Callable[[Request], None] | None:
+    """The check the guard middleware makes of every `/_mock` request (inspector pages, unknown
+    paths included) before its body is read: this browser guard when no admin token is set (an
+    empty one guards nothing), none with a token (the token is the guard, which every route of
+    the control plane checks: `web/control.py`)."""
+    return None if admin_token else check

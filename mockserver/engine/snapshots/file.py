@@ -27,19 +27,17 @@ import hashlib
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from mockserver.core.errors import SnapshotError
 from mockserver.core.kinds import Invalid, Reader
 from mockserver.core.version import __version__
+from mockserver.engine.parts import Parts
 from mockserver.engine.snapshots import json_cost
 from mockserver.engine.snapshots.format3_streams import plain_streams
 from mockserver.engine.snapshots.records import TIME
-
-if TYPE_CHECKING:
-    from mockserver.engine.sandbox import SandboxState
 
 FORMAT = 4
 DAMAGED = (
@@ -93,7 +91,7 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
-def identity(sandbox: SandboxState) -> dict[str, Any]:
+def identity(sandbox: Parts) -> dict[str, Any]:
     """The fields that name the server a file was written by, in the file's order."""
     store = sandbox.store
     return {
@@ -105,7 +103,7 @@ def identity(sandbox: SandboxState) -> dict[str, Any]:
     }
 
 
-def write(sandbox: SandboxState, created_at: int, state: dict[str, Any], **more: Any) -> bytes:
+def write(sandbox: Parts, created_at: int, state: dict[str, Any], **more: Any) -> bytes:
     """The bytes of a file of `state` (taken at mock time `created_at`)."""
     checksum = _checksum(created_at, state)
     fields = {**identity(sandbox), "created_at": created_at, "sha256": checksum}
@@ -117,7 +115,7 @@ def _checksum(created_at: Any, state: Any) -> str:
 
 
 def parse(
-    sandbox: SandboxState,
+    sandbox: Parts,
     data: bytes,
     *,
     checkpoint: bool = False,
@@ -258,7 +256,7 @@ _MISMATCH = {
 }
 
 
-def seed_fingerprint(sandbox: SandboxState) -> str:
+def seed_fingerprint(sandbox: Parts) -> str:
     """The sha256 of the seed file's bytes (of its name, for a seed made in memory); once."""
     found = sandbox.snapshots.seed_fingerprint
     if found is None:

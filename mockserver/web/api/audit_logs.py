@@ -8,6 +8,7 @@ from starlette.responses import Response
 
 from mockserver.audit import chain as audit
 from mockserver.core.errors import NotFound
+from mockserver.domain import audit_exports as exports
 from mockserver.domain import validation as v
 from mockserver.domain import views
 from mockserver.engine.journal import RequestState
@@ -15,9 +16,6 @@ from mockserver.engine.sandbox import SandboxState
 from mockserver.web.api.call import JSON_BODY, answer, call_of, query_of
 
 CSV = "text/csv; charset=utf-8"
-
-# The export jobs (domain/audit_exports.py) are imported by the first export request: every
-# sandbox built, each pytest session's, would pay for them, and few tests export.
 
 
 async def list_audit_logs(request: Request) -> Response:
@@ -31,8 +29,6 @@ async def list_audit_logs(request: Request) -> Response:
 
 async def create_export(request: Request) -> Response:
     """`POST /v1/audit_logs/export`."""
-    from mockserver.domain import audit_exports as exports
-
     call = await call_of(request, "audit:read", JSON_BODY)
     store, world = call.store, call.world
     job = exports.create(
@@ -44,8 +40,6 @@ async def create_export(request: Request) -> Response:
 
 async def get_export(request: Request) -> Response:
     """`GET /v1/audit_logs/export/{export_id}`."""
-    from mockserver.domain import audit_exports as exports
-
     call = await call_of(request, "audit:read")
     job = exports.get(call.world, call.params["export_id"])
     url = None
@@ -58,8 +52,6 @@ async def get_export(request: Request) -> Response:
 async def download_export(request: Request) -> Response:
     """`GET /v1/audit_logs/export/{export_id}/download`: the pre-signed CSV download; no
     credential, the URL's signature is the authority."""
-    from mockserver.domain import audit_exports as exports
-
     sandbox: SandboxState = request.scope["state"]["sandbox"]
     state: RequestState = request.scope["state"]["request"]
     store = sandbox.store

@@ -14,12 +14,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from mockserver.core.errors import ApiError
+from mockserver.domain import oauth
+from mockserver.domain.oauth_token import authenticate_client, exchange, token_response
 from mockserver.engine.journal import RequestState
 from mockserver.engine.sandbox import SandboxState
 from mockserver.web.api.call import answer, form_of, query_of
-
-# The flow (domain/oauth.py, domain/oauth_token.py) is imported by the first OAuth request:
-# every sandbox built, each pytest session's, would pay for it, and few tests log in.
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 CLIENT_CHALLENGE = 'Basic realm="mockserver", charset="UTF-8"'
@@ -38,7 +37,6 @@ def as_oauth_error(error: ApiError) -> ApiError:
 async def authorize(request: Request) -> Response:
     """`GET /v1/oauth/authorize`: approve at once: 302 to the redirect URI with `code` and
     `state`, or with `error`."""
-    from mockserver.domain import oauth
 
     store = _sandbox(request).store
     _, pairs = query_of(request.scope["state"]["request"])
@@ -51,8 +49,6 @@ async def authorize(request: Request) -> Response:
 
 async def token(request: Request) -> Response:
     """`POST /v1/oauth/token`: exchange an authorization code for an access token."""
-    from mockserver.domain import oauth
-    from mockserver.domain.oauth_token import authenticate_client, exchange, token_response
 
     store = _sandbox(request).store
     state: RequestState = request.scope["state"]["request"]

@@ -17,6 +17,7 @@ from starlette.responses import Response
 from mockserver.core.clock import format_ts, parse_ts
 from mockserver.core.errors import ScenarioError, ValidationError
 from mockserver.engine.control import TEN_YEARS
+from mockserver.engine.control_plane.triggers import parse_override
 from mockserver.engine.control_plane.webhooks import DEFAULT_KEY
 from mockserver.web.context import WATCH, control_of, server_of
 from mockserver.web.inspector.bridge import ORIGIN
@@ -112,8 +113,6 @@ async def resend_event(request: Request, store: Store) -> Response:
 @ui
 async def trigger(request: Request, store: Store) -> Response:
     """The trigger form: an event type, `FIELD=VALUE` overrides one a line, and a key."""
-    from mockserver.engine.control_plane.triggers import parse_override  # as in pages.py
-
     form = await form_of(request)
     overrides = {}
     for number, line in enumerate(form.get("overrides", "").splitlines(), 1):

@@ -14,6 +14,7 @@ from starlette.responses import Response
 
 from mockserver.core.errors import NotFound, ValidationError
 from mockserver.engine import inspector_views as views
+from mockserver.engine.control_plane.triggers import RECIPES
 from mockserver.engine.inspector_views import DELIVERY_STATUSES, delivery_status
 from mockserver.engine.inspector_webhooks import MAX_ATTEMPTS, endpoint_groups
 from mockserver.engine.journal import Journal
@@ -106,10 +107,6 @@ async def request_detail(request: Request, store: Store) -> Response:
 
 @ui
 async def webhooks_page(request: Request, store: Store) -> Response:
-    # The triggers' recipes are imported by the first page that lists them, as the control
-    # facade imports them by the first trigger: building an app needs neither.
-    from mockserver.engine.control_plane.triggers import RECIPES
-
     status = request.query_params.get("status") or None
     if status is not None:
         delivery_status(status)
