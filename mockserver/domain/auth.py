@@ -76,3 +76,24 @@ def require_scope(principal: Principal, scope: str | None) -> None:
         raise PermissionDenied(
             f"This credential lacks the '{scope}' scope required for this request."
         ).because("scope", needed=scope, held=sorted(principal.scopes))
+
+
+def credential_headers(headers: list[tuple[bytes, bytes]]) -> tuple[bytes | None, list[str]]:
+    """The request's one `Authorization` value (None if absent) and every `Idempotency-Key`
+    value, in one walk over the headers: the only reading of the credential, so the rate
+    limits, the account sandbox's choice and the operation never see different callers. A
+    second `Authorization` header, whatever its value, is 401: which of the two names the
+    caller would be a guess."""
+    authorization: bytes | None = None
+    keys: list[str] = []
+    for name, value in headers:
+        if name == b"authorization":
+            if authorization is not None:
+                raise AuthenticationError(
+                    "The request carries more than one Authorization header. "
+                    "Send one: 'Authorization: Bearer <API_KEY>'."
+                ).because("authentication", reason="malformed")
+            authorization = value
+        elif name == b"idempotency-key":
+            keys.append(value.decode("latin-1"))
+    return authorization, keys

@@ -18,6 +18,11 @@ swept (without loss) whenever their number doubles; beyond `CREDENTIAL_CAPACITY`
 tokens come and go with traffic, and under a frozen clock no window ever empties) a sweep keeps
 the half most recently used, so a dropped credential starts a fresh window. Client addresses
 are an LRU of `ANONYMOUS_CAPACITY` windows. A window holds at most `burst` entries.
+
+`RateLimiter.admit` counts one request of a caller (an API key's or OAuth token's plan) or of
+an address without a valid credential (the sandbox plan), and gives the `X-RateLimit-*` headers
+or the 429 that refuses it; a scenario's forced burst refuses without counting
+(`forced_refusal`).
 """
 
 from __future__ import annotations
@@ -25,6 +30,9 @@ from __future__ import annotations
 import math
 from collections import OrderedDict, deque
 from typing import final
+
+from mockserver.core.errors import RateLimited
+from mockserver.domain.auth import Principal
 
 WINDOW = 60  # seconds
 ANONYMOUS_CAPACITY = 4096  # client addresses remembered; the least recently seen is dropped
@@ -64,6 +72,35 @@ class Verdict:
         )
 
 
+def refusal(limit: int, burst: int, verdict: Verdict) -> RateLimited:
+    """The 429 of a request its window refuses (`limit`: the plan's sustained rate)."""
+    error = RateLimited(
+        f"Rate limit exceeded: at most {burst} requests in any 60 seconds "
+        f"(sustained rate {limit}/min). Retry after {verdict.retry_after} s.",
+        headers={
+            "X-RateLimit-Limit": str(limit),
+            "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset": str(verdict.reset),
+            "Retry-After": str(verdict.retry_after),
+        },
+    )
+    # A refused request finds its window full: it counts `burst` requests.
+    return error.because(
+        "rate_limit", limit=limit, burst=burst, used=burst, retry_after=verdict.retry_after
+    )
+
+
+def forced_refusal(
+    principal: Principal, reset_at: int, retry_after: int, rule: str, scenario: str
+) -> RateLimited:
+    """The 429 of a scenario's burst: the caller's window counts as full, and the request is
+    not counted."""
+    verdict = Verdict(False, 0, reset_at, retry_after)
+    return refusal(principal.rate_limit, principal.burst, verdict).because(
+        "scenario", rule=rule, scenario=scenario, retry_after=retry_after
+    )
+
+
 class RateLimiter:
     """The windows of every identity of one server."""
 
@@ -74,6 +111,25 @@ class RateLimiter:
         self._windows: dict[str, deque[float]] = {}
         self._anonymous: OrderedDict[str, deque[float]] = OrderedDict()
         self._sweep_above = SWEEP_FLOOR
+
+    def admit(
+        self, principal: Principal | None, client: str, now: float
+    ) -> list[tuple[bytes, bytes]]:
+        """Count a request of `principal` (None: of the address `client`, on the sandbox plan)
+        and give its `X-RateLimit-*` headers, or raise the 429 of a full window."""
+        if principal is None:
+            limit, burst = ANONYMOUS_PLAN
+            verdict = self.hit_anonymous(client, now)
+        else:
+            limit, burst = principal.rate_limit, principal.burst
+            verdict = self.hit(principal.credential, burst, now)
+        if not verdict.admitted:
+            raise refusal(limit, burst, verdict)
+        return [
+            (b"x-ratelimit-limit", str(limit).encode()),
+            (b"x-ratelimit-remaining", str(verdict.remaining).encode()),
+            (b"x-ratelimit-reset", str(verdict.reset).encode()),
+        ]
 
     def hit(self, credential: str, burst: int, now: float) -> Verdict:
         """Count a request of an API key or OAuth token against its window."""

@@ -25,6 +25,7 @@ from mockserver.core.cursors import CursorCodec
 from mockserver.core.ids import IdFactory
 from mockserver.core.scheduler import Scheduler
 from mockserver.core.sharded import ShardedDict
+from mockserver.domain.auth import Principal, bearer_token, principal_for_key
 from mockserver.domain.idempotency import IdempotencyStore
 from mockserver.domain.models import (
     REGIONS,
@@ -40,7 +41,7 @@ from mockserver.domain.models import (
     copy_document,
     copy_workflow,
 )
-from mockserver.domain.oauth_state import OAuthState
+from mockserver.domain.oauth_state import TOKEN_PREFIX, OAuthState, principal_for_token
 from mockserver.domain.ratelimit import RateLimiter
 
 Listener = Callable[["World", AuditEvent, Mapping[str, Any]], None]
@@ -206,10 +207,10 @@ class World:
 
     def holds(self, ident: str) -> bool:
         """Whether a vault, document (deleted ones too) or workflow of any region has `ident`."""
-        return any(
-            ident in data.vaults or ident in data.documents or ident in data.workflows
-            for data in self.regions.values()
-        )
+        for data in self.regions.values():
+            if ident in data.vaults or ident in data.documents or ident in data.workflows:
+                return True
+        return False
 
     def writable_document(self, doc: Document) -> Document:
         """The world's own copy of `doc`, to change: a shared seeded document is copied into
@@ -403,3 +404,11 @@ class Store:
     def now(self) -> int:
         """The mock clock's time in whole seconds, as resources record it."""
         return int(self.clock.now())
+
+    def principal_for(self, authorization: str | None) -> Principal:
+        """The caller behind an `Authorization` header's bearer credential (an API key or an
+        OAuth access token), or 401."""
+        token = bearer_token(authorization)
+        if token.startswith(TOKEN_PREFIX):
+            return principal_for_token(self.oauth, token, self.now())
+        return principal_for_key(self.keys, token)

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from mockserver.core.clock import format_ts
-from mockserver.domain.kept_bytes import dumps_kept
+from mockserver.domain.compacted import dumps_compacted
 from mockserver.domain.models import ENCRYPTION, Document, ExportJob, Vault, Workflow
 
 
@@ -97,7 +97,7 @@ def document_summary_json(doc: Document) -> bytes:
     """`document_summary(doc)` as JSON, rendered once per state of the document."""
     raw = doc.summary_json
     if raw is None:
-        raw = doc.summary_json = dumps_kept(document_summary(doc))
+        raw = doc.summary_json = dumps_compacted(document_summary(doc))
     return raw
 
 
@@ -105,7 +105,7 @@ def document_detail_json(doc: Document) -> bytes:
     """`document_detail(doc)` as JSON, rendered once per state of the document."""
     raw = doc.detail_json
     if raw is None:
-        raw = doc.detail_json = dumps_kept(document_detail(doc))
+        raw = doc.detail_json = dumps_compacted(document_detail(doc))
     return raw
 
 

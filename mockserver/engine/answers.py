@@ -10,10 +10,9 @@ from typing import Any
 
 import orjson
 
-from mockserver.engine.calls import JSON, Answer
 from mockserver.engine.request import HeaderLines, Response
 
-_JSON_TYPE = (b"content-type", JSON.encode())
+JSON = "application/json"
 
 
 def header_lines(
@@ -33,23 +32,6 @@ def header_lines(
             media_type += "; charset=utf-8"
         lines.append((b"content-type", media_type.encode("latin-1")))
     return lines
-
-
-def answer_response(answer: Answer) -> Response:
-    """The response of an operation's answer."""
-    status, body = answer.status, answer.body
-    if answer.headers is None and answer.media_type == JSON:  # most answers: no dict to walk
-        if status < 200 or status in (204, 304):
-            response = Response(status, [_JSON_TYPE], body)
-        else:
-            length = (b"content-length", str(len(body)).encode())
-            response = Response(status, [length, _JSON_TYPE], body)
-    else:
-        response = Response(
-            status, header_lines(status, body, answer.media_type, answer.headers), body
-        )
-    response.kept = answer.kept
-    return response
 
 
 def json_response(

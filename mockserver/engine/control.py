@@ -10,7 +10,7 @@ here too, so every caller refuses the same things: a refusal is an ApiError with
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from mockserver.core.clock import LAST_SECOND, format_ts
 from mockserver.core.errors import Conflict, NotFound, SeedError, ValidationError
@@ -19,18 +19,19 @@ from mockserver.domain import validation as v
 from mockserver.domain.models import Document
 from mockserver.engine import snapshots
 from mockserver.engine.accounts.sandboxes import AccountSandbox
+from mockserver.engine.accounts.spec import AccountSpec
+from mockserver.engine.control_plane.self_call import self_caller
+from mockserver.engine.control_plane.triggers import trigger as run_trigger
+from mockserver.engine.parts import Parts
 from mockserver.engine.request import Request
 from mockserver.engine.snapshots import Snapshot
 from mockserver.scenarios.engine import Loaded
+from mockserver.scenarios.loader import load_scenario, load_scenario_text
+from mockserver.scenarios.model import Scenario
+from mockserver.seeds.export import seed_text
+from mockserver.seeds.loader import load_seed_text
 from mockserver.webhooks.deliveries import Delivery
-
-# The scenario loader (and YAML with it), the event triggers and the resending of events are
-# imported by the methods that use them: building a sandbox, as every test session does,
-# needs none of them.
-
-if TYPE_CHECKING:
-    from mockserver.engine.sandbox import SandboxState
-    from mockserver.scenarios.model import Scenario
+from mockserver.webhooks.resend import find_event, resend
 
 KEY_MAX = 255
 TEN_YEARS = 10 * 366 * 86400  # the furthest one advance may move the clock, in seconds
@@ -50,7 +51,7 @@ class ClockState(NamedTuple):
 class Control:
     """Reset, the clock, legal holds, scenarios, accounts and redelivery of one sandbox."""
 
-    def __init__(self, sandbox: SandboxState) -> None:
+    def __init__(self, sandbox: Parts) -> None:
         self._sandbox = sandbox
         self._store = sandbox.store
 
@@ -122,8 +123,6 @@ class Control:
     def load_scenario(self, name: str) -> Loaded:
         """Load a shipped (or `scenarios/`) scenario by name; 404 naming the available ones.
         A file that does not load raises ScenarioError and changes nothing."""
-        from mockserver.scenarios.loader import load_scenario
-
         scenarios = self._sandbox.scenarios
         path = scenarios.path_of(name) if name else None
         if path is None:
@@ -135,8 +134,6 @@ class Control:
 
     def load_scenario_text(self, text: str, source: str) -> Loaded:
         """Load a scenario from YAML text (`source` names it in errors)."""
-        from mockserver.scenarios.loader import load_scenario_text
-
         return self.arm(load_scenario_text(text, source))
 
     def check_scenario(self, scenario: Scenario) -> None:
@@ -160,17 +157,15 @@ class Control:
         """Disarm every loaded scenario; how many there were."""
         return self._sandbox.scenarios.unload_all()
 
-    def new_account(self, region: str = "us", name: str | None = None) -> AccountSandbox:
+    def new_account(self, region: str = "us", name: str | None = None) -> AccountSandbox[Any]:
         """A fresh account with a sandbox of its own, its users and two sandbox keys, on the
         server clock (`engine/accounts`; the control plane's POST /_mock/accounts)."""
         tenants = self._sandbox.tenants
         if tenants is None:
             raise Conflict("An account's sandbox cannot make accounts.")
-        from mockserver.engine.accounts.spec import AccountSpec
-
         return tenants.open(AccountSpec(region, name, None))
 
-    def _sandboxes(self) -> list[SandboxState]:
+    def _sandboxes(self) -> list[Parts]:
         """This sandbox and, for the server's, every account sandbox."""
         tenants = self._sandbox.tenants
         return [self._sandbox, *(tenant.sandbox for tenant in tenants or ())]
@@ -187,8 +182,6 @@ class Control:
         """Queue an event again (same id, same body, signed anew at its attempt) for one
         endpoint or every endpoint subscribed to its type (`webhooks.resend`), in whichever
         sandbox wrote it."""
-        from mockserver.webhooks.resend import find_event, resend
-
         for sandbox in self._sandboxes()[1:]:  # an account's, if one wrote it
             try:
                 find_event(sandbox.store, sandbox.webhooks, event_id)
@@ -202,9 +195,6 @@ class Control:
     ) -> dict[str, Any]:
         """Make a webhook event happen: check the input, then run the event type's recipe as
         requests to this sandbox, from the client of `origin` with the API key `key`."""
-        from mockserver.engine.control_plane.self_call import self_caller
-        from mockserver.engine.control_plane.triggers import trigger as run_trigger
-
         event_type = v.string(event_type, "type", max_len=100)
         if overrides is None:
             overrides = {}
@@ -228,9 +218,6 @@ class Control:
         """The sandbox's data as seed YAML (`seeds/export.py`), once the timers that fell due
         have run; checked as `mockserver validate` checks a seed, so it always loads: a state a
         seed cannot hold (times after the clock's, when the clock was set back) is 409."""
-        from mockserver.seeds.export import seed_text  # YAML: loaded by the first export
-        from mockserver.seeds.loader import load_seed_text
-
         store = self._store
         store.scheduler.run_due()
         tenants = list(self._sandbox.tenants or ())

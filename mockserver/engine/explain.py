@@ -77,14 +77,6 @@ def replayed(status: int, body: bytes, path: str) -> Refusal:
     return (None, message, None, status, path)
 
 
-def wants_header(headers: list[tuple[bytes, bytes]]) -> bool:
-    """Whether the request asked for `X-Mock-Explain: 1`."""
-    for name, value in headers:
-        if name == b"x-mock-explain" and value.strip() == b"1":
-            return True
-    return False
-
-
 def header_value(refused: Refusal) -> bytes:
     """`<check>: <message>` as one line of printable ASCII (anything else becomes `?`, line
     breaks and tabs a space), at most `_HEADER_MAX` characters."""

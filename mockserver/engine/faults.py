@@ -14,25 +14,25 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qsl
 
 import orjson
 
 from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError
-from mockserver.engine.calls import Headers
 from mockserver.engine.envelope import envelope_bytes, render_error
 from mockserver.engine.explain import Refusal, header_value
-from mockserver.engine.reading import MAX_BODY
-from mockserver.engine.request import Response, TransportFault
-from mockserver.engine.request_state import RequestState
+from mockserver.engine.journal import RequestState
+from mockserver.engine.request import MAX_BODY, HeaderLines, Response, TransportFault
 from mockserver.scenarios.engine import MISSING, RequestView, ScenarioEngine
-
-# The scenario model is imported only for the types here: a rule comes from a loaded
-# scenario, which imported it (a sandbox with none loaded does not).
-if TYPE_CHECKING:
-    from mockserver.scenarios.model import Deprecation, Rule
+from mockserver.scenarios.model import (
+    ERROR_TYPES,
+    TRANSPORT_FAULTS,
+    Deprecation,
+    Match,
+    Rule,
+)
 
 _JSON = b"application/json"
 
@@ -98,7 +98,7 @@ def matchable_body(raw: bytes | None) -> Any:
         return MISSING
 
 
-def deprecation_headers(item: Deprecation | None) -> Headers:
+def deprecation_headers(item: Deprecation | None) -> HeaderLines:
     if item is None:
         return []
     deprecation = f"@{item.deprecation}".encode()
@@ -108,16 +108,16 @@ def deprecation_headers(item: Deprecation | None) -> Headers:
     return headers
 
 
-def injected_answer(rule: Rule, request_id: str, extra: Headers) -> tuple[int, Headers, bytes]:
+def injected_answer(
+    rule: Rule, request_id: str, extra: HeaderLines
+) -> tuple[int, HeaderLines, bytes]:
     """The status, headers and body of the answer `rule` injects (`extra`: headers to add,
     deprecation ones say), as sent: a Content-Length unless it is an empty 204 or 304."""
     respond = rule.respond
     status = respond.status or 200
-    headers: Headers = []
+    headers: HeaderLines = []
     body = b""
     if respond.error is not None or (not respond.has_body and status >= 400):
-        from mockserver.scenarios.model import ERROR_TYPES
-
         error = respond.error
         kind = error.type if error else ERROR_TYPES.get(status, "api_error")
         message = error.message if error else f"Injected by {who(rule)}."
@@ -196,8 +196,6 @@ async def chaos(
     """A scenario's chaos on a request: its latency (waited here), and, when no rule answered
     it (`rule`), the chaos rule that hits it, as a rule to answer with. Both are drawn for the
     request's account (its credential's), and marked on the journal entry (`state.chaos`)."""
-    from mockserver.scenarios.model import Match, Rule
-
     principal = state.principal
     account = principal.account_id if principal is not None else None
     mark: dict[str, Any] = {}
@@ -219,15 +217,13 @@ async def chaos(
 
 
 async def faulted(
-    rule: Rule, state: RequestState, inner: Callable[[], Awaitable[Response]], extra: Headers
+    rule: Rule, state: RequestState, inner: Callable[[], Awaitable[Response]], extra: HeaderLines
 ) -> Response:
     """The answer of a request whose connection `rule` breaks (its `respond.fault`): none for
     reset and stall (the request does not run; its body is still read, for the journal), the
     request's own answer for drop_after_commit, and for truncate and slow_body the rule's
     injected answer when it gives a status, else the request's own; an error the request
     raises is its answer too. The fault rides on the response for the adapter to perform."""
-    from mockserver.scenarios.model import TRANSPORT_FAULTS
-
     respond = rule.respond
     kind = respond.fault or ""
     fault = TransportFault(kind, TRANSPORT_FAULTS[kind], respond.bytes_per_second, respond.stall_ms)

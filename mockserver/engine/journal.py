@@ -1,4 +1,6 @@
-"""The request journal: a ring of the latest API requests, for `GET /_mock/requests`.
+"""The request journal: a ring of the latest API requests, for `GET /_mock/requests`, and the
+state of a request on its way through the steps (`RequestState`), which its entry is written
+from once it is answered.
 
 Recording must cost next to nothing on the hot path, so an entry is one small slotted object
 holding what the ASGI layer already has (header lists, body bytes cut at `BODY_LIMIT`); it is
@@ -15,10 +17,10 @@ from typing import Any, NamedTuple
 import orjson
 
 from mockserver.core.clock import format_ts
-from mockserver.domain.auth import mask
-from mockserver.domain.kept_bytes import kept
+from mockserver.domain.auth import Principal, mask
+from mockserver.domain.compacted import compacted
 from mockserver.engine.explain import Explain, Refusal, explanation, replayed
-from mockserver.engine.request import Request, Response
+from mockserver.engine.request import BodyReader, Request, Response
 
 BODY_LIMIT = 16 * 1024
 
@@ -109,15 +111,11 @@ class Entry:
             self.request_body += chunk[: BODY_LIMIT - len(self.request_body)]
         self.request_size += len(chunk)
 
-    def add_response_body(self, chunk: bytes, at_size: bool = False) -> None:
-        """Keep (the first BODY_LIMIT bytes of) the body; `at_size`: `chunk` is stored at its
-        size already (a document's cached rendering), so a whole one is kept without a copy."""
+    def add_response_body(self, chunk: bytes) -> None:
+        """Keep (the first BODY_LIMIT bytes of) the body, compacted to its size."""
         if len(self.response_body) < BODY_LIMIT:
             room = BODY_LIMIT - len(self.response_body)
-            if at_size and not self.response_body and len(chunk) <= room:
-                self.response_body = chunk
-            else:
-                self.response_body = kept(self.response_body + chunk[:room])
+            self.response_body = compacted(self.response_body + chunk[:room])
         self.response_size += len(chunk)
 
     def explained(self) -> Explain | None:
@@ -322,3 +320,85 @@ class Answered(NamedTuple):
 
 
 Observer = Callable[[Answered], None]
+
+
+class RequestState:
+    """One request and what the steps learn about it.
+
+    `arrived`: the mock clock's time when it came in (its `Date`, its rate window's count,
+    its idempotency key's lookup); `path`: without the regional prefix; `path_region`: the
+    region that prefix named;
+    `region`: routed (`us`, `eu`, or None for the account's default); `authorization`: the
+    request's one `Authorization` value, as the credential step read it; `principal`: the
+    caller the rate limits resolved; `parsed_body`: the body's bytes and object when the
+    idempotency fingerprint parsed it; `operation`: the permission the operation required
+    (None until one ran); `rule`: the scenario rule that answered; `explain`: why the request
+    was refused (see engine.explain); `chaos`: the journal's mark of a scenario's chaos (see
+    engine.faults); `idempotency_keys`: the values of its `Idempotency-Key` headers, when the
+    operation takes one; `replayed`: the status and body of a kept answer it replayed."""
+
+    __slots__ = (
+        "_body",
+        "_reader",
+        "arrived",
+        "authorization",
+        "chaos",
+        "entry",
+        "explain",
+        "idempotency_keys",
+        "operation",
+        "parsed_body",
+        "path",
+        "path_region",
+        "principal",
+        "region",
+        "replayed",
+        "request",
+        "request_id",
+        "rule",
+    )
+
+    def __init__(
+        self,
+        request: Request,
+        path: str,
+        path_region: str | None,
+        request_id: str,
+        reader: BodyReader | None,
+        entry: Entry | None,
+        arrived: float,
+    ) -> None:
+        self.request = request
+        self.arrived = arrived
+        self.path = path
+        self.path_region = path_region
+        self.request_id = request_id
+        self.entry = entry
+        self.region: str | None = None
+        self.authorization: bytes | None = None
+        self.principal: Principal | None = None
+        self.parsed_body: tuple[bytes, dict[str, Any]] | None = None
+        self.operation: str | None = None
+        self.rule: str | None = None
+        self.explain: Refusal | None = None
+        self.chaos: dict[str, Any] | None = None
+        self.idempotency_keys: list[str] = []
+        self.replayed: tuple[int, bytes] | None = None
+        self._reader = reader
+        self._body: bytes | None = None
+
+    @property
+    def body_read(self) -> bytes | None:
+        """The body, if a step has read it already (None: not yet)."""
+        return self._body
+
+    async def body(self, cap: int) -> bytes:
+        """The request body: at most `cap` + 1 bytes of it when it arrives now (more than
+        `cap` means it is too large); read once, and written to the journal as read."""
+        if self._body is None:
+            reader = self._reader
+            body = self.request.body if reader is None else await reader(cap)
+            self._body = body
+            if self.entry is not None:
+                self.entry.add_request_body(body)
+        return self._body

@@ -3,8 +3,7 @@
 `SandboxState.build(settings)` loads the seed (raising SeedError before anything runs) and wires the
 parts together: the store (worlds, clock, scheduler, credentials, idempotency and rate
 windows), the scenario engine, the webhook delivery engine, the request journal and the
-account factory. `api` runs the `/v1` operations (typed calls to typed answers); `control` is
-the facade that every way of steering the sandbox calls: the
+account factory. `control` is the facade that every way of steering the sandbox calls: the
 `/_mock` endpoints, the inspector, the CLI and the pytest plugin.
 
 The server's sandbox also holds the sandboxes of the accounts made through the control plane
@@ -17,35 +16,32 @@ The web layer (`mockserver.web.app.create_app`) builds one sandbox and serves it
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from mockserver.core.clock import Clock
 from mockserver.core.config import Settings
 from mockserver.core.ids import IdFactory
 from mockserver.core.shipped import data_dir, default_seed_path
 from mockserver.domain.accounts import AccountFactory, NewAccount
-from mockserver.domain.models import SeedData
-from mockserver.domain.store import Store
+from mockserver.domain.auth import Principal
+from mockserver.domain.models import ApiKey, SeedData
+from mockserver.domain.store import Store, World
 from mockserver.engine.accounts.sandboxes import AccountSandboxes
-from mockserver.engine.api import Api
 from mockserver.engine.clocks import make_clock
 from mockserver.engine.control import Control
-from mockserver.engine.control_plane.call import browser_guard
-from mockserver.engine.control_plane.routes import control_routes
+from mockserver.engine.control_plane.origin_guard import browser_guard
+from mockserver.engine.durable.log import Durability, make_durable
+from mockserver.engine.durable.state import open_state
 from mockserver.engine.journal import AccountJournal, Journal, Observer
 from mockserver.engine.request import Request, Response, Serve
-from mockserver.engine.request_state import RequestState
-from mockserver.engine.routing import Route, Router
-from mockserver.engine.snapshots import Snapshots
-from mockserver.engine.traffic import Traffic
+from mockserver.engine.snapshots import Snapshots, shelves
 from mockserver.scenarios.engine import ScenarioEngine
+from mockserver.scenarios.loader import load_scenario
 from mockserver.seeds.loader import load_seed
 from mockserver.seeds.world import load_world
 from mockserver.webhooks.delivery import DeliveryEngine
-
-if TYPE_CHECKING:
-    from mockserver.engine.durable.log import Durability
 
 
 class SandboxState:
@@ -62,9 +58,11 @@ class SandboxState:
         account: str | None = None,
         outer_scenarios: ScenarioEngine | None = None,
         observers: list[Observer] | None = None,
+        server: SandboxState | None = None,
     ) -> None:
-        """`account`, `outer_scenarios` and `observers`: for an account's sandbox (see
-        `for_account`), its account, the server's scenarios and the server's observers."""
+        """`account`, `outer_scenarios`, `observers` and `server`: for an account's sandbox (see
+        `for_account`), its account, the server's scenarios, the server's observers and the
+        server's sandbox (whose limits on named snapshots it shares)."""
         self.settings = settings
         self.store = store
         self.scenarios = scenarios
@@ -72,16 +70,19 @@ class SandboxState:
         self.journal = journal
         self.account = account  # the one account of an account's sandbox; None: the server's
         self.accounts = AccountFactory(store)
-        self.api = Api(store, webhooks)
-        self.snapshots = Snapshots()
-        self.control = Control(self)
+        self.snapshots = Snapshots(server=None if server is None else partial(shelves, server))
         control_plane = settings.admin and account is None
-        routes = self.api.routes() + (control_routes(self) if control_plane else [])
-        self.router = Router(routes)
         # The sandboxes of the accounts made through the control plane (the server's only).
-        self.tenants = AccountSandboxes(self, SandboxState.for_account) if account is None else None
-        # The credential, rate-limit and idempotency rules on this sandbox's store.
-        self.traffic = Traffic(store, scenarios)
+        self.tenants: AccountSandboxes[SandboxState] | None = None
+        if account is None:
+            self.tenants = AccountSandboxes(
+                store, self.accounts, webhooks, journal, settings.start_time, self._account
+            )
+        # The OpenAPI document of `GET /v1/openapi.json`, built on first request.
+        self.openapi: bytes | None = None
+        # The callers of the API keys its requests carried, by `Authorization` value, while
+        # each key is unchanged (see `web/middleware/authentication.py`).
+        self.principals: dict[bytes, tuple[ApiKey, Principal]] = {}
         # Refuses a `/_mock` request a web page could send (the server's, with no admin token).
         self.control_guard = browser_guard(settings.admin_token) if control_plane else None
         # The server's scenarios, in an account's sandbox: they apply after the account's own.
@@ -99,6 +100,7 @@ class SandboxState:
         # builds its middleware (`serve_through`); a sandbox with no app serves nothing.
         self.serve: Serve = _no_app
         self.durability: Durability | None = None
+        self.control = Control(self)
 
     def serve_through(self, serve: Serve) -> None:
         """Enter the app that serves this sandbox through `serve` (below its durable log)."""
@@ -110,27 +112,12 @@ class SandboxState:
         so it must be quick and must not raise."""
         self.observers.append(observer)  # the list its accounts' sandboxes share
 
-    def add_pages(self, routes: list[Route]) -> None:
-        """Serve more routes under `/_mock` (the inspector's pages), behind the control plane's
-        routes and only with it."""
-        if self.settings.admin:
-            self.router.add(routes)
-
     def _control_ids(self) -> IdFactory:
         store = self.store
         return IdFactory(store.random_seed, f"{store.streams}control-requests")
 
     def _restart_control_ids(self) -> None:
         self.control_ids = self._control_ids()
-
-    async def dispatch(self, state: RequestState) -> Response:
-        """The answer of the route the request's method and path find (the 404 envelope or a
-        trailing-slash redirect for none)."""
-        found = self.router.find(state.request.method, state.path)
-        if found is None:
-            return self.router.unmatched(state.request, state.path)
-        route, params = found
-        return await route.handler(state, params)
 
     @classmethod
     def build(
@@ -140,31 +127,26 @@ class SandboxState:
         made already): a bad seed or scenario raises its load error before anything is built
         around it. With `settings.state_dir`, the sandbox is durable: its checkpoint is loaded
         now (StateDirError if it does not load), its log replayed once it runs."""
-        # Durability and the scenario loader are imported only by the sandboxes that use
-        # them (a state directory, scenarios given at start-up): most sandboxes have neither.
         if seed is None:
             seed = load_seed(settings.seed_path or default_seed_path())
         opened = None
         if settings.state_dir:
-            from mockserver.engine.durable.state import open_state
-
             opened = open_state(settings.state_dir, settings)
         clock = opened.clock if opened is not None else clock or make_clock(settings)
         store = Store(seed, clock, settings.random_seed, loader=load_world)
         webhooks, scenarios = _engines(store, settings, data_dir("scenarios"))
         if settings.scenario_paths:
-            from mockserver.scenarios.loader import load_scenario
-
             for path in settings.scenario_paths:  # a bad one raises ScenarioError first
                 scenarios.load(load_scenario(scenarios.file_of(path)))
         journal = Journal(settings.journal_size)
         store.reset_hooks.append(journal.clear)
         sandbox = cls(settings, store, scenarios, webhooks, journal)
         if opened is not None:
-            from mockserver.engine.durable.log import make_durable
-
             sandbox.durability = make_durable(sandbox, opened)
         return sandbox
+
+    def _account(self, made: NewAccount, random_seed: int, clock: Clock) -> SandboxState:
+        return SandboxState.for_account(self, made, random_seed, clock)
 
     @classmethod
     def for_account(
@@ -198,6 +180,7 @@ class SandboxState:
             account=account.id,
             outer_scenarios=server.scenarios,
             observers=server.observers,  # one request log for all
+            server=server,
         )
 
     def running(self) -> AbstractAsyncContextManager[None]:
@@ -216,18 +199,24 @@ async def _no_app(request: Request) -> Response:
 def _engines(
     store: Store, settings: Settings, scenarios_dir: Path | None
 ) -> tuple[DeliveryEngine, ScenarioEngine]:
-    """The store's limits as the settings say, and its webhook and scenario engines, wired to
-    each other."""
+    """The store's limits as the settings say, and its webhook and scenario engines, each
+    handed the other's part it calls: the scenarios' webhook faults, the webhook engine's way
+    to add a scenario's endpoint."""
     store.rate_limits.enforce = settings.rate_limit  # --no-rate-limit: headers, no refusals
     store.idempotency.capacity = settings.idempotency_records
+
+    def add_endpoint(world: World, spec: dict[str, Any], now: int) -> None:
+        # Called once a scenario is loaded, after both engines are built: the two need each
+        # other, and the webhook engine is built second, with the scenarios' faults.
+        webhooks.scenario_endpoint(world, spec, now)
+
+    scenarios = ScenarioEngine(store, scenarios_dir, webhook_setup=add_endpoint)
     webhooks = DeliveryEngine(
         store,
         timeout=settings.webhook_timeout,
         strict_urls=settings.strict_webhook_urls,
         queue_size=settings.webhook_queue_size,
         journal_size=settings.webhook_journal_size,
+        faults=scenarios.webhook_fault,
     )
-    scenarios = ScenarioEngine(store, scenarios_dir)
-    webhooks.fault_hook = scenarios.webhook_fault  # scenarios' webhook faults
-    scenarios.webhook_setup = webhooks.scenario_endpoint  # scenarios' add_webhook_endpoint
     return webhooks, scenarios

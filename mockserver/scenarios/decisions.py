@@ -1,6 +1,6 @@
 """What a loaded scenario decides about one request or one delivery attempt, as plain values:
 a forced 429 burst (`ForcedLimit`), what to do to a webhook attempt (`Fault`) and a chaos rule's
-hit (`ChaosHit`). The scenario engine makes them; the traffic rules, the delivery engine and
+hit (`ChaosHit`). The scenario engine makes them; the authentication step, the delivery engine and
 the scenario middleware act on them.
 """
 

@@ -93,7 +93,14 @@ class TimelineTimer:
 class ScenarioEngine:
     """Every loaded scenario of one store, in load order."""
 
-    def __init__(self, store: Store, scenarios_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        scenarios_dir: Path | None = None,
+        webhook_setup: WebhookSetup | None = None,
+    ) -> None:
+        """`webhook_setup`: what a scenario's `add_webhook_endpoint` calls (none: it is
+        refused)."""
         self.store = store
         self.scenarios_dir = scenarios_dir
         self.loaded: list[Loaded] = []
@@ -108,7 +115,7 @@ class ScenarioEngine:
         self.chaos_webhooks: list[tuple[Chaos, WebhookChaos]] = []
         self.pending_webhooks: list[dict[str, Any]] = []
         self.timeline_errors: list[str] = []
-        self.webhook_setup: WebhookSetup | None = None  # wired by the webhooks feature
+        self.webhook_setup = webhook_setup
         # The key a scenario acts with when it names none (an account sandbox's full key: the
         # seed's default key is not in it).
         self.default_key: str | None = None
@@ -285,7 +292,7 @@ class ScenarioEngine:
         """Whether this credential's window counts as full now. A burst starts at the rule's
         nth matching request and refuses matching requests for `seconds` of mock time (at
         most `times` of them), then is spent."""
-        if not self.bursts:  # Traffic reads `bursts` first; a direct caller may not
+        if not self.bursts:  # Authentication reads `bursts` first; a direct caller may not
             return None
         now = self.store.now()
         request = RequestView(method, path, key=identity)

@@ -1,8 +1,9 @@
 """A scenario's transport fault, acted out in-process: the httpx errors a socket would give.
 
-Over a socket the mock's server breaks the connection (`web/transport_faults.py`) and httpx
-reports what it read. In-process there is no socket, so the plugin's transport raises the same
-errors itself, with the same messages, on the same calls:
+Over a socket the mock's server breaks the connection (`TransportFaults` in
+`web/middleware/scenarios.py`) and httpx reports what it read. In-process there is no socket,
+so the plugin's transport raises the same errors itself, with the same messages, on the same
+calls:
 
 - reset: `httpx.ReadError` ("connection reset by peer") from the request;
 - stall: `httpx.ReadTimeout` after the client's read timeout when that is shorter than the

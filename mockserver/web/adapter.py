@@ -1,7 +1,7 @@
 """ASGI and the sandbox's values, both ways: an ASGI request becomes a `Request` and the
-sandbox's `Response` becomes ASGI messages (`Adapter`); a `Request` is answered by an ASGI app
-(`answer`: what `Sandbox.handle`, a durable log's replay and a trigger's own requests enter
-through). Nothing here decides how the API behaves; that is the middleware's (`app.py`).
+sandbox's `Response` becomes ASGI messages (`send_response`); a `Request` is answered by an
+ASGI app (`answer`: what `Sandbox.handle`, a durable log's replay and a trigger's own requests
+enter through). Nothing here decides how the API behaves; that is the middleware's (`app.py`).
 
 The body is handed over as a reader, so the sandbox reads it when the request's turn comes (a
 keyed POST holds its key while a slow body arrives).
@@ -12,10 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
-from starlette.requests import Request as StarletteRequest
-from starlette.responses import Response as StarletteResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from starlette.websockets import WebSocketClose
 
 from mockserver.engine.request import (
     BodyReader,
@@ -170,32 +167,6 @@ async def send_answer(response: Response, send: Send) -> None:
     if response.fault is not None:
         raise TransportFaultError(response)
     await send_response(response, send)
-
-
-class Adapter:
-    """The ASGI app that answers what no middleware answered: the route of the request's
-    sandbox (`scope["state"]`); a WebSocket is closed at once, as the API has none."""
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """The route's answer, sent whole; an error is raised for the middleware to render,
-        and Disconnected when the client left before its body arrived."""
-        if scope["type"] != "http":
-            await WebSocketClose()(scope, receive, send)
-            return
-        state = scope["state"]
-        response = await state["sandbox"].dispatch(state["request"])
-        await send_response(response, send)
-
-
-async def route_of_sandbox(request: StarletteRequest, error: Exception) -> StarletteResponse:
-    """The app's answer when its routes know the path but not the method: the sandbox's router
-    answers (the 404 envelope, as for a path no route has), never Starlette's 405."""
-    state = request.scope["state"]
-    response = await state["sandbox"].dispatch(state["request"])
-    sent = StarletteResponse(status_code=response.status)
-    sent.body = response.body
-    sent.raw_headers = response.headers
-    return sent
 
 
 async def send_response(response: Response, send: Send) -> None:

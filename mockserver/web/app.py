@@ -1,10 +1,11 @@
 """The app factory: every server, test client and CLI run is built by `create_app(settings)`.
 
 The app is a Starlette application. What a request goes through is `middleware()`, outermost
-first, then the router, whose default app is the sandbox's (`Adapter`): no route is declared,
-so the engine answers every request itself, whatever its method and path (`*` included), its
-404 envelope and trailing-slash redirects included; Starlette's own 404 and 405 never show.
-The lifespan runs the sandbox's background work.
+first, then the router: `routes()`, the `/v1` operations, the inspector's pages mounted at
+`/_mock/ui` and the control plane mounted at `/_mock`. What no route serves is the API's 404
+envelope or a trailing-slash redirect (`unmatched.py`), a method a path does not serve the 404
+envelope too: Starlette's own 404 and 405 never show. The lifespan runs the sandbox's
+background work.
 """
 
 from __future__ import annotations
@@ -15,25 +16,23 @@ from typing import TYPE_CHECKING
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.routing import BaseRoute
 
 from mockserver.core.config import Settings
 from mockserver.engine.sandbox import SandboxState
 from mockserver.web import api
-from mockserver.web.adapter import Adapter, route_of_sandbox
+from mockserver.web.control import control_mount
 from mockserver.web.inspector import inspector_routes
-from mockserver.web.middleware.accounts import Accounts
-from mockserver.web.middleware.authentication import Authentication
+from mockserver.web.middleware.authentication import AccountSandbox, Authentication
 from mockserver.web.middleware.body_timeout import BodyTimeout
 from mockserver.web.middleware.control_guard import ControlGuard
 from mockserver.web.middleware.durable_log import DurableLog
 from mockserver.web.middleware.errors import Errors
-from mockserver.web.middleware.explain import Explain
 from mockserver.web.middleware.health import Health
 from mockserver.web.middleware.idempotency import Idempotency
 from mockserver.web.middleware.journal import RequestJournal
-from mockserver.web.middleware.query import Query
-from mockserver.web.middleware.scenarios import Scenarios
-from mockserver.web.transport_faults import TransportFaults
+from mockserver.web.middleware.scenarios import Scenarios, TransportFaults
+from mockserver.web.unmatched import method_not_served, unmatched
 
 if TYPE_CHECKING:
     from mockserver.domain.models import SeedData
@@ -54,16 +53,23 @@ def middleware(sandbox: SandboxState) -> list[Middleware]:
         Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
         Middleware(Health),
         Middleware(DurableLog, sandbox=sandbox),
-        Middleware(Accounts, sandbox=sandbox),
+        Middleware(AccountSandbox, sandbox=sandbox),
         Middleware(RequestJournal),
-        Middleware(Explain),
         Middleware(ControlGuard),
         Middleware(Authentication),
-        Middleware(Query),
         Middleware(Idempotency),
         Middleware(Errors),
         Middleware(Scenarios),
     ]
+
+
+def routes(sandbox: SandboxState) -> list[BaseRoute]:
+    """What the router serves, in the order it matches: the `/v1` operations, then (unless
+    `--no-admin`) the inspector's pages and the control plane."""
+    served: list[BaseRoute] = list(api.routes())
+    if sandbox.settings.admin:
+        served += [*inspector_routes(), control_mount(sandbox)]
+    return served
 
 
 def running(app: Starlette) -> AbstractAsyncContextManager[None]:
@@ -82,17 +88,14 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     settings = settings or Settings()
     sandbox = SandboxState.build(settings, seed)
     app = Starlette(
-        routes=api.routes(sandbox.api),
+        routes=routes(sandbox),
         middleware=middleware(sandbox),
         lifespan=running,
-        exception_handlers={405: route_of_sandbox},
+        exception_handlers={405: method_not_served},
     )
-    # What no route serves goes to the sandbox's router: the control plane, the inspector's
-    # pages, and the 404 envelope or trailing-slash redirect of an unknown URL.
+    # Starlette() does not pass these on to its router: what no route serves is ours to answer.
     app.router.redirect_slashes = False
-    app.router.default = Adapter()  # what serves every request no route is declared for
-    # The inspector's pages are routes of the sandbox's router, behind the control plane's guard.
-    sandbox.add_pages(inspector_routes(app))
+    app.router.default = unmatched
     state = app.state
     state.sandbox = sandbox
     state.control = sandbox.control

@@ -1,8 +1,9 @@
 """The parts of the sandbox an app serves, for the inspector's Starlette endpoints: the
 server's, or the account sandbox the inspector watches.
 
-A person picks an account to watch (`/_mock/ui/watch?account=ID`, kept in the `mock_watch`
-cookie, or `?account=ID` on any page): every page and button then reads and steers that
+A person picks an account to watch (the overview's Watch button: a form POST to
+`/_mock/ui/watch` with `account=ID`, kept in the `mock_watch` cookie; or `?account=ID` on any
+page, for that page alone): every page and button then reads and steers that
 account's sandbox (its clock, requests, deliveries, scenarios, resources), until they go back
 to the whole server. A watched account that is gone is forgotten: the server is shown.
 """

@@ -1,12 +1,12 @@
 """Reading an `application/x-www-form-urlencoded` body from a Starlette request (the
-inspector's forms), by the engine's rules (`engine/reading.py`)."""
+inspector's forms), by the engine's rules (`engine/request.py`)."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
 
 from mockserver.core.errors import PayloadTooLarge
-from mockserver.engine.reading import MAX_BODY, check_form_head, parse_form
+from mockserver.engine.request import MAX_BODY, check_form_head, parse_form
 
 
 async def read_form(request: Request, *, max_bytes: int = MAX_BODY) -> list[tuple[str, str]]:

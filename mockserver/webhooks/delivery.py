@@ -88,7 +88,9 @@ class DeliveryEngine:
         strict_urls: bool = False,
         queue_size: int = QUEUE_SIZE,
         journal_size: int = JOURNAL_SIZE,
+        faults: FaultHook | None = None,
     ) -> None:
+        """`faults`: the scenarios' fault for an attempt (none: no faults)."""
         self.store = store
         self.timeout = timeout
         self.strict_urls = strict_urls
@@ -96,7 +98,7 @@ class DeliveryEngine:
         self.books: dict[tuple[str, str], WebhookBook] = {}
         self.journal = Journal(journal_size)
         self._generation = Generation()  # new at reset: work of an older one changes nothing
-        self.fault_hook: FaultHook | None = None  # set when scenarios are wired in
+        self.fault_hook = faults
         self.outcome_hook: OutcomeHook | None = None  # set by a durable sandbox
         self.defer_runs = False  # durable: due attempts run where the log puts them, not soon
         self._delayed: set[tuple[str, int]] = set()  # (delivery, attempt) already held back

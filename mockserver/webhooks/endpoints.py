@@ -22,7 +22,7 @@ from mockserver.core.clock import format_ts
 from mockserver.core.errors import Conflict, NotFound, ValidationError
 from mockserver.core.ids import IdFactory
 from mockserver.domain import validation as v
-from mockserver.domain.kept_bytes import dumps_kept
+from mockserver.domain.compacted import dumps_compacted
 from mockserver.domain.store import World
 from mockserver.domain.webhook_rules import (
     ENDPOINTS_MAX,
@@ -212,7 +212,7 @@ def _record(world: World, endpoint: WebhookEndpoint, type: str, actor: str, at: 
 
 def envelope(event_id: str, event_type: str, at: int, data: Mapping[str, Any]) -> bytes:
     """The body of every delivery of an event, made once: `{id, type, created_at, data}`."""
-    return dumps_kept(
+    return dumps_compacted(
         {"id": event_id, "type": event_type, "created_at": format_ts(at), "data": data}
     )
 

@@ -195,6 +195,27 @@ def test_an_account_snapshot_downloaded_and_uploaded_restores_the_same_state(
     assert assert_envelope(refused, 422, "validation_error")["param"] == "file"
 
 
+def test_an_accounts_file_loads_after_a_server_restore_built_its_sandbox_again(
+    mock: httpx.Client,
+) -> None:
+    """An account on the server clock, made once it had moved: a restore of the server builds
+    its sandbox again at another moment, and the account's file still restores into it."""
+    mock.post("/_mock/clock/advance", json={"seconds": 3600})
+    one = account(mock, name="follower")
+    mine, base = key_of(one), f"/_mock/accounts/{one['id']}"
+    mock.post("/_mock/snapshots", json={"name": "all"})
+    new_doc(mock, mine, "in the file")
+    mock.post(f"{base}/snapshots", json={"name": "s"})
+    data = mock.get(f"{base}/snapshots/s/download").content
+    before = mock.get("/v1/documents", headers=mine).content
+    mock.post("/_mock/clock/advance", json={"seconds": 7200})
+    assert mock.post("/_mock/snapshots/all/restore").status_code == 200
+    uploaded = mock.post(f"{base}/snapshots/upload", params={"name": "back"}, content=data)
+    assert uploaded.status_code == 201, uploaded.text
+    assert mock.post(f"{base}/snapshots/back/restore").status_code == 200
+    assert mock.get("/v1/documents", headers=mine).content == before
+
+
 def test_the_server_snapshot_holds_the_account_sandboxes(mock: httpx.Client) -> None:
     one = own(mock, "held")
     new_doc(mock, key_of(one), "before")

@@ -19,6 +19,7 @@ from tests.support.keys import auth
 
 EVIL = "https://evil.example"
 PLAIN = {"Content-Type": "text/plain"}  # a "simple" request: a browser sends it unpreflighted
+CROSS_SITE = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"}
 
 # (method, path, headers, body): what a page on another site, or one rebound to this machine,
 # could send; `param` is the header the refusal names.
@@ -39,6 +40,13 @@ ATTACKS = [
     ("POST", "/_mock/ui/reset", {"Origin": EVIL}, b"", "Origin"),
     ("GET", "/_mock/ui/requests", {"Host": "evil.example"}, b"", "Host"),
     ("GET", "/_mock/no-such-endpoint", {"Origin": EVIL}, b"", "Origin"),
+    # A browser names the requesting page's site in Sec-Fetch-Site, Origin or not: a link
+    # followed, a GET form, an image, a framed inspector's first load.
+    ("GET", "/_mock/requests", CROSS_SITE, b"", "Sec-Fetch-Site"),
+    ("POST", "/_mock/reset", {**CROSS_SITE, **PLAIN}, b"{}", "Sec-Fetch-Site"),
+    ("POST", "/_mock/clock/advance", CROSS_SITE, b'{"seconds": 60}', "Sec-Fetch-Site"),
+    ("GET", "/_mock/ui", {**CROSS_SITE, "Sec-Fetch-Dest": "iframe"}, b"", "Sec-Fetch-Site"),
+    ("POST", "/_mock/ui/reset", CROSS_SITE, b"", "Sec-Fetch-Site"),
 ]
 
 
@@ -138,10 +146,37 @@ def test_the_inspector_forms_work_from_their_own_page(both: httpx.Client) -> Non
     assert both.get("/_mock/clock").json()["now"] != before
 
 
+def test_the_refusal_of_another_site_says_so(both: httpx.Client) -> None:
+    refused = both.get("/_mock/requests", headers={"Sec-Fetch-Site": "cross-site"})
+    assert assert_envelope(refused, 403, "permission_error")["message"] == (
+        "The /_mock control plane refuses requests from web pages of another site "
+        "(Sec-Fetch-Site 'cross-site'): open it at its own address or call it from a script, "
+        "or start the server with --admin-token and send X-Mock-Admin-Token."
+    )
+
+
+@pytest.mark.parametrize("site", ["same-origin", "same-site", "none"])
+def test_what_a_browser_sends_for_the_inspector_itself_passes(
+    both: httpx.Client, site: str
+) -> None:
+    """A typed address or a bookmark (`none`), the inspector's own links, forms and live
+    refresh (`same-origin`), a loopback page of another port (`same-site`, as its `Origin`
+    already passes)."""
+    origin = str(both.base_url).rstrip("/")
+    navigate = {"Sec-Fetch-Site": site, "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
+    assert both.get("/_mock/ui", headers=navigate).status_code == 200
+    assert both.get("/_mock/ui/state", headers={"Sec-Fetch-Site": site}).status_code == 200
+    assert both.get("/_mock/clock", headers={"Sec-Fetch-Site": site}).status_code == 200
+    if site == "same-origin":
+        form = {**navigate, "Origin": origin}
+        moved = both.post("/_mock/ui/clock/advance", data={"seconds": "60"}, headers=form)
+        assert moved.status_code == 303, moved.text
+
+
 def test_the_api_ignores_the_guard(both: httpx.Client) -> None:
     """The guard is the control plane's: `/v1` answers a page's requests as the real service
     does."""
-    for headers in ({"Origin": EVIL}, {"Host": "evil.example"}):
+    for headers in ({"Origin": EVIL}, {"Host": "evil.example"}, CROSS_SITE):
         assert both.get("/v1/whoami", headers=headers).status_code == 200
 
 
@@ -153,7 +188,8 @@ def token_app_client() -> Iterator[httpx.Client]:
 
 
 @pytest.mark.parametrize(
-    "headers", [{"Origin": EVIL, **PLAIN}, {"Origin": "null"}, {"Host": "evil.example"}]
+    "headers",
+    [{"Origin": EVIL, **PLAIN}, {"Origin": "null"}, {"Host": "evil.example"}, CROSS_SITE],
 )
 def test_with_an_admin_token_the_token_decides(
     token_app_client: httpx.Client, headers: dict[str, str]

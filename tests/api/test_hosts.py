@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mockserver.engine.reading import host_region
+from mockserver.engine.request import host_region
 from tests.support.api import assert_envelope
 from tests.support.keys import EU, FULL, LIVE, auth
 

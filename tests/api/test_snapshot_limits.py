@@ -1,4 +1,5 @@
-"""The named snapshots a sandbox keeps are bounded: at most 64, and 1 GiB of files together.
+"""The named snapshots a server keeps (its own and its account sandboxes' together) are bounded:
+at most 64, and 1 GiB of files.
 Past either, a save or an upload is 409 `conflict` saying which limit, and nothing changes;
 saving over a name that is kept replaces it and always has room."""
 
@@ -61,20 +62,72 @@ def test_at_most_a_gibibyte_of_snapshot_files(
         api.post("/_mock/snapshots/upload", params={"name": "c"}, content=data),
     ):
         error = assert_envelope(refused, 409, "conflict")
-        limit = f"would take the sandbox's snapshot files past {size * 5 // 2:,} bytes"
+        limit = f"would take the server's snapshot files past {size * 5 // 2:,} bytes"
         assert limit in error["message"]
     assert _names(api) == ["a", "b"]
     assert api.post("/_mock/snapshots", json={"name": "b"}).status_code == 201  # replaced
 
 
-def test_an_account_sandbox_has_the_same_limits(
+def _account(api: httpx.Client, name: str) -> str:
+    made = api.post("/_mock/accounts", json={"name": name})
+    assert made.status_code == 201, made.text
+    return f"/_mock/accounts/{made.json()['id']}"
+
+
+def test_the_64_are_counted_across_the_server_and_its_accounts(api: httpx.Client) -> None:
+    """The limit is the server's: its own snapshots and every account sandbox's together."""
+    a, b = _account(api, "A"), _account(api, "B")
+    for base, prefix, count in (("/_mock", "s", 30), (a, "a", 20), (b, "b", 14)):
+        for index in range(count):
+            saved = api.post(f"{base}/snapshots", json={"name": f"{prefix}{index}"})
+            assert saved.status_code == 201, saved.text
+    data = api.get(f"{b}/snapshots/b0/download").content
+    # a name another sandbox keeps is another snapshot: it counts
+    for base, kept_elsewhere in (("/_mock", "a0"), (a, "s0"), (b, "a0")):
+        for refused in (
+            api.post(f"{base}/snapshots", json={"name": "one_more"}),
+            api.post(f"{base}/snapshots", json={"name": kept_elsewhere}),
+            api.post(f"{b}/snapshots/upload", params={"name": "one_more"}, content=data),
+        ):
+            error = assert_envelope(refused, 409, "conflict")
+            assert "The server keeps 64 named snapshots" in error["message"]
+            assert "account sandboxes'" in error["message"]
+            assert error["param"] == "name"
+    assert (len(_names(api)), len(_names(api, a)), len(_names(api, b))) == (30, 20, 14)
+    # saving over a name the same sandbox keeps replaces it, by a save or an upload
+    assert api.post(f"{a}/snapshots", json={"name": "a3"}).status_code == 201
+    uploaded = api.post(f"{b}/snapshots/upload", params={"name": "b5"}, content=data)
+    assert uploaded.status_code == 201, uploaded.text
+    assert (len(_names(api)), len(_names(api, a)), len(_names(api, b))) == (30, 20, 14)
+    # deleting an account sandbox frees its share
+    assert api.delete(a).status_code == 200
+    for index in range(20):
+        assert api.post(f"{b}/snapshots", json={"name": f"c{index}"}).status_code == 201
+    assert api.post("/_mock/snapshots", json={"name": "one_more"}).status_code == 409
+
+
+def test_the_bytes_are_counted_across_the_server_and_its_accounts(
     api: httpx.Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(snapshots, "MAX_NAMED", 2)
-    made = api.post("/_mock/accounts", json={"name": "Own"}).json()
-    base = f"/_mock/accounts/{made['id']}"
-    for name in ("a", "b"):
-        assert api.post(f"{base}/snapshots", json={"name": name}).status_code == 201
-    error = assert_envelope(api.post(f"{base}/snapshots", json={"name": "c"}), 409, "conflict")
-    assert "keeps 2 named snapshots" in error["message"]
-    assert _names(api, base) == ["a", "b"]
+    """The limit is lowered to the server's file, the account's and half an account's more."""
+    a = _account(api, "A")
+    api.post("/_mock/snapshots", json={"name": "server"})
+    api.post(f"{a}/snapshots", json={"name": "x"})
+    server_size = api.get("/_mock/snapshots").json()["data"][0]["bytes"]
+    account_size = api.get(f"{a}/snapshots").json()["data"][0]["bytes"]
+    limit = server_size + account_size * 3 // 2
+    monkeypatch.setattr(snapshots, "MAX_KEPT_BYTES", limit)
+    data = api.get(f"{a}/snapshots/x/download").content
+    for refused in (
+        api.post(f"{a}/snapshots", json={"name": "y"}),
+        api.post(f"{a}/snapshots/upload", params={"name": "y"}, content=data),
+        api.post("/_mock/snapshots", json={"name": "y"}),
+    ):
+        error = assert_envelope(refused, 409, "conflict")
+        assert f"would take the server's snapshot files past {limit:,} bytes" in error["message"]
+    assert (_names(api), _names(api, a)) == (["server"], ["x"])
+    assert api.post(f"{a}/snapshots", json={"name": "x"}).status_code == 201  # replaced
+    # deleting the account sandbox frees its share: another account has room for one
+    assert api.delete(a).status_code == 200
+    b = _account(api, "B")
+    assert api.post(f"{b}/snapshots", json={"name": "x"}).status_code == 201

@@ -20,11 +20,13 @@ from pathlib import Path
 
 import orjson
 import pytest
+from starlette.requests import Request
+from starlette.responses import Response
 
 from mockserver.core.config import Settings
-from mockserver.engine.calls import Answer, Call
-from mockserver.engine.operations import resources
 from mockserver.testing.live import LiveServer
+from mockserver.web.api import meta
+from mockserver.web.api.call import answer, call_of
 from mockserver.web.app import create_app
 from tests.support.fuzz import run_schemathesis
 
@@ -81,11 +83,11 @@ def test_schemathesis_catches_a_response_that_breaks_the_document(
 ) -> None:
     """The run above can fail: a whoami that loses a field is caught as a schema violation."""
 
-    def broken_whoami(call: Call) -> Answer:
-        principal, _ = call.caller()
-        return Answer(orjson.dumps({"account_id": principal.account_id, "region": "us"}))
+    async def broken_whoami(request: Request) -> Response:
+        principal = (await call_of(request, "")).principal
+        return answer(orjson.dumps({"account_id": principal.account_id, "region": "us"}))
 
-    monkeypatch.setattr(resources, "whoami", broken_whoami)
+    monkeypatch.setattr(meta, "whoami", broken_whoami)
     server = LiveServer(create_app(Settings(clock_mode="frozen"))).start()
     try:
         run = run_schemathesis(

@@ -18,6 +18,8 @@ import httpx
 import jsonschema
 from starlette.applications import Starlette
 
+from tests.support.routes import route_table
+
 PENDING_ROUTES: frozenset[tuple[str, str]] = frozenset()
 PENDING_RESPONSE_HEADERS: frozenset[str] = frozenset()
 PENDING_REQUEST_HEADERS: frozenset[str] = frozenset()
@@ -45,10 +47,10 @@ def served_routes(app: Starlette) -> set[tuple[str, str]]:
     """(METHOD, path) of every `/v1` route of the app's sandbox (HEAD, which every GET
     serves too, left out)."""
     return {
-        (method, normalise(route.template))
-        for route in app.state.sandbox.router.routes
-        if route.template.startswith("/v1/")
-        for method in route.methods
+        (method, normalise(path))
+        for methods, path in route_table(app)
+        if path.startswith("/v1/")
+        for method in methods
         if method != "HEAD"
     }
 

@@ -15,33 +15,45 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Generic, Protocol, TypeVar
 
 from mockserver.core.clock import Clock, FollowClock, FrozenClock, RealClock, parse_ts
 from mockserver.core.config import DEFAULT_START_TIME
 from mockserver.core.errors import AuthenticationError, Conflict, NotFound
 from mockserver.core.ids import IdFactory
-from mockserver.domain.accounts import NewAccount, make_account
-from mockserver.engine.reading import credential_headers
+from mockserver.domain.accounts import AccountFactory, NewAccount, make_account
+from mockserver.domain.auth import credential_headers
+from mockserver.domain.store import Store
+from mockserver.engine.accounts.spec import AccountSpec
+from mockserver.engine.journal import Journal
 from mockserver.engine.request import HeaderLines
+from mockserver.webhooks.delivery import DeliveryEngine
 
-if TYPE_CHECKING:
-    from mockserver.engine.accounts.spec import AccountSpec  # with the first account made
-    from mockserver.engine.sandbox import SandboxState
 
-Build = Callable[["SandboxState", NewAccount, int, Clock], "SandboxState"]
+class Held(Protocol):
+    """What this module reads of an account's sandbox."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def webhooks(self) -> DeliveryEngine: ...
+
+
+S = TypeVar("S", bound=Held)  # the sandbox type of the accounts (`SandboxState`)
+Build = Callable[[NewAccount, int, Clock], S]  # an account's sandbox, on its seed and clock
 
 _DOWNLOAD = re.compile(r"/v1/audit_logs/export/([^/]+)/download$")
 
 
 @dataclass(slots=True)
-class AccountSandbox:
+class AccountSandbox(Generic[S]):
     """One account made through the control plane and the sandbox that holds it."""
 
     spec: AccountSpec
     made: NewAccount  # the account and its keys as created
     random_seed: int  # of its id streams
-    sandbox: SandboxState
+    sandbox: S
 
     @property
     def id(self) -> str:
@@ -55,56 +67,69 @@ class AccountSandbox:
         return self.made.full.key, self.made.readonly.key
 
 
-class AccountSandboxes:
-    """The account sandboxes of one server sandbox, by account id, name and key."""
+class AccountSandboxes(Generic[S]):
+    """The account sandboxes of one server sandbox, by account id, name and key: made on the
+    server's store (`accounts` makes accounts there), removed from its journal, their webhook
+    attempts logged as its own are, their sandboxes made by `build`."""
 
-    def __init__(self, server: SandboxState, build: Build) -> None:
-        self.server = server
+    def __init__(
+        self,
+        store: Store,
+        accounts: AccountFactory,
+        webhooks: DeliveryEngine,
+        journal: Journal,
+        start_time: str | None,
+        build: Build[S],
+    ) -> None:
+        self._store = store
+        self._accounts = accounts
+        self._webhooks = webhooks
+        self._journal = journal
+        self._start_time = start_time
         self._build = build
-        self.by_id: dict[str, AccountSandbox] = {}
-        self._by_key: dict[str, AccountSandbox] = {}
-        self._by_name: dict[str, AccountSandbox] = {}
-        server.store.reset_hooks.append(self.clear)
+        self.by_id: dict[str, AccountSandbox[S]] = {}
+        self._by_key: dict[str, AccountSandbox[S]] = {}
+        self._by_name: dict[str, AccountSandbox[S]] = {}
+        store.reset_hooks.append(self.clear)
 
     def __len__(self) -> int:
         return len(self.by_id)
 
-    def __iter__(self) -> Iterator[AccountSandbox]:
+    def __iter__(self) -> Iterator[AccountSandbox[S]]:
         return iter(list(self.by_id.values()))
 
     # -- making and removing -------------------------------------------------------------
 
-    def open(self, spec: AccountSpec) -> AccountSandbox:
+    def open(self, spec: AccountSpec) -> AccountSandbox[S]:
         """A new account sandbox for `spec`; 409 for a name in use."""
-        server = self.server
         if spec.name is not None and self.name_in_use(spec.name):
             raise Conflict(f"An account named '{spec.name[:64]}' exists already.", param="name")
         if spec.name is None:
-            made = server.accounts.make(spec.region, None, self._taken)
-            random_seed = server.store.random_seed
+            made = self._accounts.make(spec.region, None, self._taken)
+            random_seed = self._store.random_seed
         else:
-            random_seed = spec.identity_seed(server.store.random_seed)
+            random_seed = spec.identity_seed(self._store.random_seed)
             ids = IdFactory(random_seed, "account")
             made = make_account(ids, spec.region, spec.name, self._taken_anywhere)
         tenant = self.build(spec, made, random_seed)
         self._register(tenant)
         return tenant
 
-    def build(self, spec: AccountSpec, made: NewAccount, random_seed: int) -> AccountSandbox:
+    def build(self, spec: AccountSpec, made: NewAccount, random_seed: int) -> AccountSandbox[S]:
         """The sandbox of an account made already (`open`; a snapshot's), not registered."""
-        sandbox = self._build(self.server, made, random_seed, self._clock(spec))
+        sandbox = self._build(made, random_seed, self._clock(spec))
         return AccountSandbox(spec, made, random_seed, sandbox)
 
-    def _register(self, tenant: AccountSandbox) -> None:
+    def _register(self, tenant: AccountSandbox[S]) -> None:
         spec = tenant.spec
         self.by_id[tenant.id] = tenant
         for key in tenant.keys():
             self._by_key[key] = tenant
         if spec.name is not None:
             self._by_name[spec.name] = tenant
-        tenant.sandbox.webhooks.durable_like(self.server.webhooks)
+        tenant.sandbox.webhooks.durable_like(self._webhooks)
         scheduler = tenant.sandbox.store.scheduler
-        server_scheduler = self.server.store.scheduler
+        server_scheduler = self._store.scheduler
         if spec.clock is None:
             server_scheduler.followers.append(scheduler)
         else:  # ticked (a real clock) and waited for (`settle`) with the server's
@@ -112,10 +137,10 @@ class AccountSandboxes:
 
     def _clock(self, spec: AccountSpec) -> Clock:
         if spec.clock is None:
-            return FollowClock(self.server.store.clock)
+            return FollowClock(self._store.clock)
         if spec.clock.mode == "frozen":
             return FrozenClock(spec.clock.start)
-        server = self.server.store.clock
+        server = self._store.clock
         clock = RealClock(server if isinstance(server, RealClock) else None)
         clock.start_at(spec.clock.start)
         return clock
@@ -128,11 +153,11 @@ class AccountSandboxes:
         if tenant.spec.name is not None:
             self._by_name.pop(tenant.spec.name, None)
         self._detach(tenant)
-        self.server.journal.forget(account_id)
+        self._journal.forget(account_id)
 
-    def _detach(self, tenant: AccountSandbox) -> None:
+    def _detach(self, tenant: AccountSandbox[S]) -> None:
         scheduler = tenant.sandbox.store.scheduler
-        server_scheduler = self.server.store.scheduler
+        server_scheduler = self._store.scheduler
         for group in (server_scheduler.followers, server_scheduler.companions):
             if scheduler in group:
                 group.remove(scheduler)
@@ -144,7 +169,7 @@ class AccountSandboxes:
             self._detach(tenant)
         self.by_id, self._by_key, self._by_name = {}, {}, {}
 
-    def replace(self, tenants: list[AccountSandbox]) -> None:
+    def replace(self, tenants: list[AccountSandbox[S]]) -> None:
         """Put these account sandboxes in place of every current one (a snapshot restored)."""
         self.clear()
         for tenant in tenants:
@@ -154,17 +179,17 @@ class AccountSandboxes:
         """Where an own frozen clock starts when its body names no time: the server clock's
         start time (its `--start-time`, else the default), whatever the server clock reads
         now."""
-        start_time = self.server.settings.start_time or DEFAULT_START_TIME
+        start_time = self._start_time or DEFAULT_START_TIME
         return parse_ts(start_time)
 
     # -- finding -------------------------------------------------------------------------
 
-    def get(self, account_id: str) -> AccountSandbox:
+    def get(self, account_id: str) -> AccountSandbox[S]:
         """The sandbox of account `account_id`: 404 for no account, 409 for one of the seed
         (it lives in the server's sandbox)."""
         tenant = self.by_id.get(account_id)
         if tenant is None:
-            if account_id in self.server.store.accounts:
+            if account_id in self._store.accounts:
                 raise Conflict(
                     f"Account '{account_id}' comes from the seed and has no sandbox of its own; "
                     "make one with POST /_mock/accounts.",
@@ -175,7 +200,7 @@ class AccountSandboxes:
 
     def name_in_use(self, name: str) -> bool:
         return name in self._by_name or any(
-            account.name == name for account in self.server.store.accounts.values()
+            account.name == name for account in self._store.accounts.values()
         )
 
     def _taken(self, ident: str) -> bool:
@@ -183,10 +208,10 @@ class AccountSandboxes:
         return ident in self.by_id or ident in self._by_key
 
     def _taken_anywhere(self, ident: str) -> bool:
-        store = self.server.store
+        store = self._store
         return self._taken(ident) or ident in store.accounts or ident in store.keys
 
-    def owner(self, headers: HeaderLines, path: str) -> SandboxState | None:
+    def owner(self, headers: HeaderLines, path: str) -> S | None:
         """The account sandbox that answers a request with these headers to `path`, or None
         (the server)."""
         if not self.by_id:

@@ -8,7 +8,7 @@
 
 The rest of an account's control plane (its clock, reset, snapshots, scenarios, journal and
 deliveries) is the server's own endpoints under `/_mock/accounts/{id}/`, run on the account's
-sandbox (`call.guarded`).
+sandbox (`web/control.py`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from mockserver.engine.accounts.spec import parse_spec
 from mockserver.engine.answers import json_response
 from mockserver.engine.control_plane.call import ControlCall
 from mockserver.engine.request import Response
+from mockserver.engine.sandbox import SandboxState
 
 
 async def new_account(call: ControlCall) -> Response:
@@ -63,7 +64,7 @@ async def delete_account(call: ControlCall) -> Response:
     return json_response({"id": account_id, "object": "account", "deleted": True})
 
 
-def account_view(call: ControlCall, tenant: AccountSandbox) -> dict[str, Any]:
+def account_view(call: ControlCall, tenant: AccountSandbox[SandboxState]) -> dict[str, Any]:
     """An account made through the control plane, as the control plane shows it."""
     state = tenant.sandbox.control.clock()
     made = tenant.made

@@ -4,26 +4,28 @@ as JSON or bytes, and the sandbox it steers; and the admin token's guard.
 The control plane reads its body as JSON whatever the Content-Type says (curl's `-d` declares
 JSON as a form, and the control plane takes no forms). With `--admin-token`, every call must
 carry `X-Mock-Admin-Token`. Without one, the browser guard (`origin_guard.py`) refuses every
-`/_mock` request a web page could send, before anything reads it (`browser_guard`).
+`/_mock` request a web page could send, before anything reads it (`origin_guard.browser_guard`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mockserver.core.errors import AuthenticationError, PayloadTooLarge
 from mockserver.core.secrets import same_secret
-from mockserver.engine.control_plane import origin_guard
-from mockserver.engine.reading import MAX_BODY, check_json_head, parse_json_object, query_pairs
-from mockserver.engine.request import Request, Response
-from mockserver.engine.request_state import RequestState
-from mockserver.engine.routing import Route
-
-if TYPE_CHECKING:
-    from mockserver.engine.accounts.sandboxes import AccountSandboxes
-    from mockserver.engine.control import Control
-    from mockserver.engine.sandbox import SandboxState
+from mockserver.engine.accounts.sandboxes import AccountSandboxes
+from mockserver.engine.control import Control
+from mockserver.engine.journal import RequestState
+from mockserver.engine.request import (
+    MAX_BODY,
+    Request,
+    Response,
+    check_json_head,
+    parse_json_object,
+    query_pairs,
+)
+from mockserver.engine.sandbox import SandboxState
 
 Endpoint = Callable[["ControlCall"], Awaitable[Response]]
 
@@ -48,7 +50,7 @@ class ControlCall:
         self._query: dict[str, str] | None = None
 
     @property
-    def tenants(self) -> AccountSandboxes:
+    def tenants(self) -> AccountSandboxes[SandboxState]:
         """The server's account sandboxes."""
         tenants = self.server.tenants
         assert tenants is not None  # a server's sandbox always has them
@@ -105,38 +107,3 @@ def check_admin_token(admin_token: str | None, given: str) -> None:
         raise AuthenticationError(
             "The /_mock control plane needs a valid X-Mock-Admin-Token header."
         )
-
-
-def browser_guard(admin_token: str | None) -> Callable[[Request], None] | None:
-    """The check the guard middleware makes of every `/_mock` request (inspector pages, unknown
-    paths included) before its body is read: the browser guard when no admin token is set (an
-    empty one guards nothing), none with a token (the token is the guard, `guarded` checks it)."""
-    return None if admin_token else origin_guard.check
-
-
-def guarded(sandbox: SandboxState, methods: list[str], path: str, endpoint: Endpoint) -> Route:
-    """The route of a control-plane endpoint, behind the admin token."""
-    token = sandbox.settings.admin_token
-
-    async def serve(state: RequestState, params: dict[str, Any]) -> Response:
-        if token is not None:
-            check_admin_token(token, given_admin_token(state.request))
-        return await endpoint(ControlCall(sandbox, state, params))
-
-    return Route(methods, path, serve)
-
-
-def scoped(sandbox: SandboxState, methods: list[str], path: str, endpoint: Endpoint) -> Route:
-    """The route of a server endpoint run on one account's sandbox, under
-    `/_mock/accounts/{account_id}`: 404 for no such account, 409 for a seeded one."""
-    token = sandbox.settings.admin_token
-
-    async def serve(state: RequestState, params: dict[str, Any]) -> Response:
-        if token is not None:
-            check_admin_token(token, given_admin_token(state.request))
-        tenants = sandbox.tenants
-        assert tenants is not None
-        tenant = tenants.get(params["account_id"])
-        return await endpoint(ControlCall(tenant.sandbox, state, params, sandbox))
-
-    return Route(methods, f"/_mock/accounts/{{account_id}}{path}", serve)

@@ -15,6 +15,13 @@ header names a host that is not loopback: `localhost`, `*.localhost`, 127.0.0.0/
 `Origin: null` (sandboxed frames, local files) and a malformed value count as foreign; a
 request without `Origin` (curl, scripts) or without `Host` (HTTP/1.0, or empty) passes.
 
+A browser also says where a request comes from in `Sec-Fetch-Site`, which no page can set, on
+requests that carry no `Origin` too (a link followed, a GET form, an image, a frame's first
+load): `cross-site` is refused like a foreign `Origin`. The other values pass: `same-origin`
+(the inspector's own links, forms and live refresh), `same-site` (a page on another port of
+the same loopback host, whose `Origin` passes too) and `none` (an address typed or bookmarked:
+the person, not a page). Scripts send no such header and are unaffected.
+
 A host is also trusted when it is the server's own address as the server reports it
 (`Request.server`): over a socket, the IP address the connection came in on, which a rebound
 name never is; for an in-process client (httpx's ASGITransport), the host of its base URL
@@ -25,6 +32,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 
 from mockserver.core.errors import PermissionDenied
 from mockserver.engine.request import Request
@@ -53,7 +61,8 @@ def is_loopback(host: str) -> bool:
 
 def check(request: Request) -> None:
     """403 `permission_error` when `request` comes from a web page of another host: an
-    `Origin` or a `Host` header that names no loopback host (nor the server's own address)."""
+    `Origin` or a `Host` header that names no loopback host (nor the server's own address), or
+    a browser's `Sec-Fetch-Site: cross-site`."""
     server = request.server[0].strip("[]").lower() if request.server else None
     for name, value in request.headers:
         if name == b"origin":
@@ -76,6 +85,14 @@ def check(request: Request) -> None:
                     "send X-Mock-Admin-Token.",
                     param="Host",
                 )
+        elif name == b"sec-fetch-site" and value.strip().lower() == b"cross-site":
+            raise PermissionDenied(
+                "The /_mock control plane refuses requests from web pages of another site "
+                f"(Sec-Fetch-Site '{value.decode('latin-1')[:_SHOWN]}'): open it at its own "
+                "address or call it from a script, or start the server with --admin-token and "
+                "send X-Mock-Admin-Token.",
+                param="Sec-Fetch-Site",
+            )
 
 
 def _trusted(found: re.Match[str] | None, server: str | None) -> bool:
@@ -84,3 +101,11 @@ def _trusted(found: re.Match[str] | None, server: str | None) -> bool:
         return False  # malformed, or `Origin: null`
     name = found["name"]
     return is_loopback(name) or (bool(server) and name.strip("[]").lower() == server)
+
+
+def browser_guard(admin_token: str | None) -> Callable[[Request], None] | None:
+    """The check the guard middleware makes of every `/_mock` request (inspector pages, unknown
+    paths included) before its body is read: this browser guard when no admin token is set (an
+    empty one guards nothing), none with a token (the token is the guard, which every route of
+    the control plane checks: `web/control.py`)."""
+    return None if admin_token else check

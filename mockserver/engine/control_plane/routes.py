@@ -1,17 +1,11 @@
 """The control plane's route table: every `/_mock` endpoint of the server's sandbox, in the
 order they are matched, and those an account's sandbox serves too under
-`/_mock/accounts/{account_id}`."""
+`/_mock/accounts/{account_id}`. The app mounts them at `/_mock` (`web/control.py`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from mockserver.engine.control_plane import accounts, clock, scenarios, seed, snapshots, webhooks
-from mockserver.engine.control_plane.call import Endpoint, guarded, scoped
-from mockserver.engine.routing import Route
-
-if TYPE_CHECKING:
-    from mockserver.engine.sandbox import SandboxState
+from mockserver.engine.control_plane.call import Endpoint
 
 # (methods, path, endpoint): every control-plane endpoint, in the order they are matched.
 SERVER_ENDPOINTS: list[tuple[list[str], str, Endpoint]] = [
@@ -65,10 +59,3 @@ ACCOUNT_ENDPOINTS: list[tuple[list[str], str, Endpoint]] = [
     for methods, path, endpoint in SERVER_ENDPOINTS
     if path.removeprefix("/_mock") in PER_ACCOUNT
 ]
-
-
-def control_routes(sandbox: SandboxState) -> list[Route]:
-    """Every control-plane route of `sandbox`, in the order they are matched."""
-    return [
-        guarded(sandbox, methods, path, endpoint) for methods, path, endpoint in SERVER_ENDPOINTS
-    ] + [scoped(sandbox, methods, path, endpoint) for methods, path, endpoint in ACCOUNT_ENDPOINTS]

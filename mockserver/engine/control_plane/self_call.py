@@ -16,8 +16,7 @@ from typing import Any
 import orjson
 
 from mockserver.engine.control_plane.triggers import Call
-from mockserver.engine.reading import host_region
-from mockserver.engine.request import Request, Serve
+from mockserver.engine.request import Request, Serve, host_region
 
 USER_AGENT = b"mockserver-trigger/1"
 

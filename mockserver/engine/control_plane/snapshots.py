@@ -6,8 +6,7 @@ from __future__ import annotations
 from mockserver.engine.answers import header_lines, json_response
 from mockserver.engine.control_plane.call import ControlCall
 from mockserver.engine.request import Response
-
-UPLOAD_MAX = 1 << 30  # bytes of a snapshot file an upload reads at most (413 beyond)
+from mockserver.engine.snapshots import UPLOAD_MAX
 
 
 async def save(call: ControlCall) -> Response:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import re
 
-from mockserver.engine.control_plane.snapshots import UPLOAD_MAX
 from mockserver.engine.durable import records
-from mockserver.engine.reading import MAX_BODY
-from mockserver.engine.request import Request
+from mockserver.engine.request import MAX_BODY, Request
+from mockserver.engine.snapshots import UPLOAD_MAX
 
 # Requests that may await webhook attempts: they take the lock only when none is under way,
 # and the attempts they await are logged inside them. A trigger is one: its recipe may move the

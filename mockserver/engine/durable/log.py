@@ -42,25 +42,24 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mockserver.core.errors import InternalError, SnapshotError, StateDirError
 from mockserver.core.scheduler import TICK
 from mockserver.engine.durable.inputs import body_cap, request_record, settles, with_body
 from mockserver.engine.durable.records import Outcome, Record, Tick, encode
 from mockserver.engine.durable.replay import Replayer, replay
-from mockserver.engine.durable.state import Opened, checkpoint_functions, start_generation
+from mockserver.engine.durable.state import Opened, start_generation
 from mockserver.engine.durable.wal import LogFailed
 from mockserver.engine.envelope import render_error
+from mockserver.engine.parts import Parts
 from mockserver.engine.request import BodyReader, Request, Response
+from mockserver.engine.snapshots import checkpoint, load_checkpoint
 from mockserver.webhooks.deliveries import Attempt
-
-if TYPE_CHECKING:
-    from mockserver.engine.sandbox import SandboxState
 
 log = logging.getLogger("mockserver")
 
-Checkpointer = Callable[["SandboxState"], bytes]  # the whole state as one file
+Checkpointer = Callable[[Parts], bytes]  # the whole state as one file
 
 
 class Durability:
@@ -68,7 +67,7 @@ class Durability:
 
     def __init__(
         self,
-        sandbox: SandboxState,
+        sandbox: Parts,
         opened: Opened,
         *,
         log_max: int,
@@ -295,16 +294,15 @@ def _outcome(within: int, wall: float, delivery_id: str, number: int, attempt: A
     )
 
 
-def make_durable(sandbox: SandboxState, opened: Opened) -> Durability:
+def make_durable(sandbox: Parts, opened: Opened) -> Durability:
     """Make `sandbox` (just built on `opened`'s clock) durable: load DIR's checkpoint now
     (StateDirError if it does not load), replay its log when it starts running, log every
     input from then on."""
     settings = sandbox.settings
-    checkpoint, load = checkpoint_functions()
     if opened.checkpoint is not None:
         opened.clock.pin_at(float(opened.begin.facts.get("at", 0.0)))  # where it was taken
         try:
-            load(sandbox, opened.checkpoint)
+            load_checkpoint(sandbox, opened.checkpoint)
         except SnapshotError as error:
             path = str(opened.state.path / "checkpoint")
             raise StateDirError(path, f"the checkpoint cannot be loaded: {error}") from None

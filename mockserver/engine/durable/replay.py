@@ -22,13 +22,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from mockserver.core.clock import Clock
+from mockserver.domain.store import Store
 from mockserver.engine.durable.inputs import request_of, settles
 from mockserver.engine.durable.records import Outcome, Request, Tick
-
-if TYPE_CHECKING:
-    from mockserver.engine.durable.log import Durability
+from mockserver.engine.durable.state import Opened
+from mockserver.engine.request import Request as Served
+from mockserver.engine.request import Response
 
 log = logging.getLogger("mockserver")
 
@@ -120,7 +122,26 @@ def _nothing() -> None:
     return None
 
 
-async def replay(durability: Durability) -> None:
+class Replaying(Protocol):
+    """What the replay reads and sets of the log it replays (`log.Durability`)."""
+
+    replayer: Replayer | None  # set while the log is replayed
+    holder: int  # the sequence number of the input holding the lock (0: none)
+    settling: bool  # whether that input awaits webhook attempts
+
+    @property
+    def opened(self) -> Opened: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def store(self) -> Store: ...
+
+    async def run_request(self, request: Served) -> Response: ...
+
+
+async def replay(durability: Replaying) -> None:
     """Replay the records of the log onto the sandbox (built from the seed, or loaded from the
     checkpoint the log follows)."""
     records = durability.opened.records

@@ -11,10 +11,9 @@ its log would replay into something else.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mockserver.core.clock import Clock, RealClock
 from mockserver.core.config import Settings
@@ -24,9 +23,6 @@ from mockserver.engine.clocks import make_clock
 from mockserver.engine.durable.records import Begin, Record, RecordError, decode, encode
 from mockserver.engine.durable.state_dir import StateDir
 from mockserver.engine.durable.wal import LogDamaged, LogWriter, read_log, truncate_torn
-
-if TYPE_CHECKING:
-    from mockserver.engine.sandbox import SandboxState
 
 FORMAT = 1  # of the log's records and of what a checkpoint holds with them
 
@@ -153,15 +149,3 @@ def start_generation(opened: Opened, checkpoint: bytes, settings: Settings, wall
     opened.writer.close()
     opened.state.remove_other_logs(generation)
     opened.generation, opened.writer, opened.begin = generation, writer, begin
-
-
-def checkpoint_functions() -> tuple[Checkpoint, LoadCheckpoint]:
-    """The compaction's two halves: `checkpoint(sandbox) -> bytes` (the whole state, named
-    snapshots included) and `load_checkpoint(sandbox, data)`, from the snapshots module."""
-    from mockserver.engine import snapshots
-
-    return snapshots.checkpoint, snapshots.load_checkpoint
-
-
-Checkpoint = Callable[["SandboxState"], bytes]
-LoadCheckpoint = Callable[["SandboxState", bytes], None]

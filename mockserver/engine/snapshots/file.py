@@ -8,7 +8,8 @@
 `format` numbers the data format; a file of an earlier format is migrated on reading
 (`MIGRATIONS`), one of a later one is refused. `mockserver` says who wrote it and is not
 checked. The seed, random seed and start time must be this server's: the state refers to
-seeded objects and to times shifted from that start. `sha256` (of the compact JSON of
+seeded objects and to times shifted from that start (an account sandbox's start is not
+checked: see `_UNCHECKED`). `sha256` (of the compact JSON of
 `[created_at, state]`) finds a damaged file; a file edited by hand may leave it out. A
 checkpoint (what a state directory keeps) is the same object with `"snapshots"`: the named
 snapshots' files, each in full.
@@ -26,19 +27,17 @@ import hashlib
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from mockserver.core.errors import SnapshotError
 from mockserver.core.kinds import Invalid, Reader
 from mockserver.core.version import __version__
+from mockserver.engine.parts import Parts
 from mockserver.engine.snapshots import json_cost
 from mockserver.engine.snapshots.format3_streams import plain_streams
 from mockserver.engine.snapshots.records import TIME
-
-if TYPE_CHECKING:
-    from mockserver.engine.sandbox import SandboxState
 
 FORMAT = 4
 DAMAGED = (
@@ -92,7 +91,7 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
-def identity(sandbox: SandboxState) -> dict[str, Any]:
+def identity(sandbox: Parts) -> dict[str, Any]:
     """The fields that name the server a file was written by, in the file's order."""
     store = sandbox.store
     return {
@@ -104,7 +103,7 @@ def identity(sandbox: SandboxState) -> dict[str, Any]:
     }
 
 
-def write(sandbox: SandboxState, created_at: int, state: dict[str, Any], **more: Any) -> bytes:
+def write(sandbox: Parts, created_at: int, state: dict[str, Any], **more: Any) -> bytes:
     """The bytes of a file of `state` (taken at mock time `created_at`)."""
     checksum = _checksum(created_at, state)
     fields = {**identity(sandbox), "created_at": created_at, "sha256": checksum}
@@ -116,14 +115,25 @@ def _checksum(created_at: Any, state: Any) -> str:
 
 
 def parse(
-    sandbox: SandboxState, data: bytes, *, checkpoint: bool = False, verified: bool = False
+    sandbox: Parts,
+    data: bytes,
+    *,
+    checkpoint: bool = False,
+    verified: bool = False,
+    kept: bool = False,
 ) -> dict[str, Any]:
     """The parsed file, migrated to this format and checked to be this server's; its `state`
     is read apart (`state.read`). SnapshotError saying what is wrong. `verified`: bytes whose
-    checksum was checked before (a named snapshot's, or part of a checked checkpoint)."""
-    parsed = envelope(data, checkpoint=checkpoint)
+    checksum was checked before (a named snapshot's, or part of a checked checkpoint). A file
+    from outside is bounded by what it builds for its size; the server's own bytes (a
+    checkpoint, a named snapshot it accepted: `verified` or `kept`) are not bounded again, since
+    a gzipped upload is kept as compact JSON, the same values in fewer bytes."""
+    own = checkpoint or verified or kept
+    parsed = envelope(data, checkpoint=checkpoint, bounded=not own)
     for name, mine in identity(sandbox).items():
-        if name != "mockserver" and parsed[name] != mine:
+        if name in _UNCHECKED[sandbox.account is not None]:
+            continue
+        if parsed[name] != mine:
             raise SnapshotError(_MISMATCH[name].format(theirs=parsed[name], mine=mine))
     checksum = parsed.get("sha256")
     if (
@@ -135,9 +145,10 @@ def parse(
     return parsed
 
 
-def envelope(data: bytes, *, checkpoint: bool = False) -> dict[str, Any]:
+def envelope(data: bytes, *, checkpoint: bool = False, bounded: bool = True) -> dict[str, Any]:
     """The parsed file, migrated to this format, its top level checked, but not yet against
-    a server (`parse` does that): where the command line reads a file's settings from."""
+    a server (`parse` does that): where the command line reads a file's settings from.
+    `bounded`: refuse a file whose values would take far more memory than its size allows."""
     if not data:
         raise SnapshotError("The file is empty.")
     if data.startswith(_GZIP):
@@ -147,7 +158,7 @@ def envelope(data: bytes, *, checkpoint: bool = False) -> dict[str, Any]:
             "The file is a snapshot of an earlier mockserver, whose format could run code when "
             "loaded and is no longer read. Take the snapshot again with this version."
         )
-    if not checkpoint:
+    if bounded:
         _check_size(data)
     try:
         parsed = orjson.loads(data)
@@ -230,6 +241,12 @@ def refusal(error: Invalid) -> SnapshotError:
     return SnapshotError(f"The snapshot is not valid at {error.where()}: {error.message}.")
 
 
+# The header fields a file need not share with the sandbox it is read into: who wrote it; and
+# for an account's sandbox, `start` too. That is when the account's sandbox was built (its
+# creation, or a restart or a server's restore that built it again), and its seed (the account
+# as created) has no times shifted from it, so a file of that account reads whenever the
+# sandbox was built; whose the file is, the seed (`account <id>`) and the state's accounts say.
+_UNCHECKED = {False: {"mockserver"}, True: {"mockserver", "start"}}
 _MISMATCH = {
     "format": "The file is in snapshot format {theirs}; this server reads {mine}.",
     "seed": "The snapshot was taken on another seed than this server's.",
@@ -239,7 +256,7 @@ _MISMATCH = {
 }
 
 
-def seed_fingerprint(sandbox: SandboxState) -> str:
+def seed_fingerprint(sandbox: Parts) -> str:
     """The sha256 of the seed file's bytes (of its name, for a seed made in memory); once."""
     found = sandbox.snapshots.seed_fingerprint
     if found is None:

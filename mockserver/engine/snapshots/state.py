@@ -13,14 +13,17 @@ in it: the seed and what is made from it alone (written as references, see `worl
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mockserver.core.containers import DictOf, ListOf, Obj, Opt, Tuple
 from mockserver.core.errors import ApiError
 from mockserver.core.kinds import MAX_INT, Invalid, Json, Kind, Reader, Str, Writer
 from mockserver.domain.accounts import account_with
 from mockserver.domain.models import Account
+from mockserver.domain.store import Store
+from mockserver.engine.accounts.sandboxes import AccountSandbox
 from mockserver.engine.accounts.spec import parse_spec
+from mockserver.engine.parts import Parts
 
 # The modules that declare the records a file may hold (importing them registers them).
 from mockserver.engine.snapshots import api_records, worlds  # noqa: F401
@@ -28,11 +31,6 @@ from mockserver.engine.snapshots.kinds import Rec
 from mockserver.engine.snapshots.records import COUNT, ENVIRONMENT, MOMENT, STREAM, TEXT
 from mockserver.engine.snapshots.timers import Timers
 from mockserver.engine.snapshots.traffic import ANONYMOUS, WINDOWS
-
-if TYPE_CHECKING:
-    from mockserver.domain.store import Store
-    from mockserver.engine.accounts.sandboxes import AccountSandbox
-    from mockserver.engine.sandbox import SandboxState
 
 WORLD_KEY = Tuple(TEXT, ENVIRONMENT)
 
@@ -73,7 +71,7 @@ class _AccountSandboxes(Kind):
         if type(data) is not list:
             raise Invalid("must be a list of account sandboxes")
         loading: Loading = into.context
-        made: list[tuple[AccountSandbox, dict[str, Any]]] = []
+        made: list[tuple[AccountSandbox[Any], dict[str, Any]]] = []
         seen: set[str] = set()
         for index, item in enumerate(data):
             try:
@@ -107,7 +105,7 @@ class _AccountSandboxes(Kind):
         }
 
 
-def _tenant(server: SandboxState, item: Any) -> AccountSandbox:
+def _tenant(server: Parts, item: Any) -> AccountSandbox[Any]:
     """An account sandbox built, not yet registered, from its entry in a file."""
     fields = {"id", "keys", "spec", "random_seed", "state"}
     if type(item) is not dict or item.keys() != fields:
@@ -188,7 +186,7 @@ STATE = Obj(
 )
 
 
-def capture(sandbox: SandboxState, *, journal: bool = True) -> dict[str, Any]:
+def capture(sandbox: Parts, *, journal: bool = True) -> dict[str, Any]:
     """The sandbox's state as JSON values (call with no background work running); `journal`:
     with its journal entries (an account's, inside the server's state: without)."""
     store, webhooks, scenarios = sandbox.store, sandbox.webhooks, sandbox.scenarios
@@ -246,13 +244,13 @@ def capture(sandbox: SandboxState, *, journal: bool = True) -> dict[str, Any]:
 class Loading:
     """What records read from a file take from the sandbox it is read into."""
 
-    def __init__(self, sandbox: SandboxState) -> None:
+    def __init__(self, sandbox: Parts) -> None:
         self.sandbox = sandbox
         self.store: Store = sandbox.store
         self.accounts: dict[str, Account] = {}
 
 
-def read(sandbox: SandboxState, data: Any) -> dict[str, Any]:
+def read(sandbox: Parts, data: Any) -> dict[str, Any]:
     """The state in a file's `state` as new objects for `sandbox`; Invalid saying where not."""
     loading = Loading(sandbox)
     into = Reader(loading)
@@ -263,7 +261,7 @@ def read(sandbox: SandboxState, data: Any) -> dict[str, Any]:
     return state
 
 
-def _check_owner(sandbox: SandboxState, state: dict[str, Any]) -> None:
+def _check_owner(sandbox: Parts, state: dict[str, Any]) -> None:
     """The state is of the sandbox it is read into, by the accounts it holds (not only by the
     file's header, which anyone can paste): an account's holds that account alone, a
     server's the seed's accounts."""
@@ -329,7 +327,7 @@ def _at(error: Invalid, *path: str | int) -> Invalid:
     return error
 
 
-def apply(sandbox: SandboxState, state: dict[str, Any]) -> None:
+def apply(sandbox: Parts, state: dict[str, Any]) -> None:
     """Put what `read` built in place of the sandbox's state."""
     store, webhooks, scenarios = sandbox.store, sandbox.webhooks, sandbox.scenarios
     clock, scheduler = state["clock"], state["scheduler"]

@@ -9,9 +9,8 @@ from typing import Any
 
 from mockserver.core.containers import DictOf, Later, ListOf, Opt, Tuple
 from mockserver.core.kinds import Bool, Bytes, Int, Invalid, Json, Kind, Reader, Str, Writer
-from mockserver.domain.idempotency import Record
+from mockserver.domain.idempotency import Record, check_stored
 from mockserver.engine.journal import Entry
-from mockserver.engine.kept_responses import check_kept
 from mockserver.engine.snapshots.kinds import SPECS, Rec
 from mockserver.engine.snapshots.records import (
     COUNT,
@@ -45,7 +44,7 @@ def _record(into: Reader, values: dict[str, Any]) -> Record:
     if made.done and made.response is None:
         raise Invalid("a completed record keeps a response")
     if made.response is not None:
-        problem = check_kept(made.response)
+        problem = check_stored(made.response)
         if problem is not None:
             error = Invalid(f"its stored answer {problem}")
             error.path.append("response")

@@ -2,38 +2,68 @@
 
 from __future__ import annotations
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from mockserver.engine.operations import lifecycle
-from mockserver.web.api.operate import Endpoint, Run, operate
+from mockserver.audit import chain as audit
+from mockserver.core.errors import NotFound
+from mockserver.domain import audit_exports as exports
+from mockserver.domain import validation as v
+from mockserver.domain import views
+from mockserver.engine.journal import RequestState
+from mockserver.engine.sandbox import SandboxState
+from mockserver.web.api.call import JSON_BODY, answer, call_of, query_of
+
+CSV = "text/csv; charset=utf-8"
 
 
 async def list_audit_logs(request: Request) -> Response:
     """`GET /v1/audit_logs`."""
-    return await operate(request, lifecycle.list_audit_logs)
+    call = await call_of(request, "audit:read")
+    limit = v.limit(call.query.get("limit"))
+    chain = call.world.regions[call.region].audit
+    page, has_more, cursor = audit.listing(chain, call.query, call.store.cursors, limit)
+    return answer(audit.page_bytes(page, has_more, cursor))
 
 
 async def create_export(request: Request) -> Response:
     """`POST /v1/audit_logs/export`."""
-    return await operate(request, lifecycle.create_export)
+    call = await call_of(request, "audit:read", JSON_BODY)
+    store, world = call.store, call.world
+    job = exports.create(
+        world, call.region, call.body, call.principal.actor, call.now(), store.secret
+    )
+    store.export_worlds[job.id] = world
+    return answer(orjson.dumps(views.export_job(job)), 202)
 
 
 async def get_export(request: Request) -> Response:
     """`GET /v1/audit_logs/export/{export_id}`."""
-    return await operate(request, lifecycle.get_export)
+    call = await call_of(request, "audit:read")
+    job = exports.get(call.world, call.params["export_id"])
+    url = None
+    if job.status == "completed":
+        query = exports.download_query(job)
+        url = f"{call.base_url()}/v1/audit_logs/export/{job.id}/download?{query}"
+    return answer(orjson.dumps(views.export_job(job, url)))
 
 
 async def download_export(request: Request) -> Response:
-    """`GET /v1/audit_logs/export/{export_id}/download`."""
-    return await operate(request, lifecycle.download_export)
-
-
-def endpoints() -> dict[Run, Endpoint]:
-    """Each operation's function (as the module has it now) and its endpoint."""
-    return {
-        lifecycle.list_audit_logs: list_audit_logs,
-        lifecycle.create_export: create_export,
-        lifecycle.get_export: get_export,
-        lifecycle.download_export: download_export,
-    }
+    """`GET /v1/audit_logs/export/{export_id}/download`: the pre-signed CSV download; no
+    credential, the URL's signature is the authority."""
+    sandbox: SandboxState = request.scope["state"]["sandbox"]
+    state: RequestState = request.scope["state"]["request"]
+    store = sandbox.store
+    query, _ = query_of(state)
+    job_id = request.path_params["export_id"]
+    world = store.export_worlds.get(job_id)
+    if world is None:
+        raise NotFound.resource("audit export", job_id)
+    job = exports.get(world, job_id)
+    exports.check_download(job, query, store.secret, store.now())
+    return answer(
+        exports.csv_bytes(world, job),
+        media_type=CSV,
+        headers={"Content-Disposition": f'attachment; filename="{job.id}.csv"'},
+    )

@@ -2,38 +2,38 @@
 
 from __future__ import annotations
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from mockserver.engine.operations import resources
-from mockserver.web.api.operate import Endpoint, Run, operate
+from mockserver.domain import documents, views
+from mockserver.web.api.call import JSON_BODY, answer, call_of
 
 
 async def list_documents(request: Request) -> Response:
     """`GET /v1/documents`."""
-    return await operate(request, resources.list_documents)
+    call = await call_of(request, "documents:read")
+    return answer(documents.page_json(call.world, call.region, call.query, call.store.cursors))
 
 
 async def create_document(request: Request) -> Response:
     """`POST /v1/documents`."""
-    return await operate(request, resources.create_document)
+    call = await call_of(request, "documents:write", JSON_BODY)
+    limits, actor = call.store.limits, call.principal.actor
+    doc = documents.create(call.world, call.region, call.body, limits, actor, call.now())
+    return answer(orjson.dumps(views.document_created(doc)), 201)
 
 
 async def get_document(request: Request) -> Response:
     """`GET /v1/documents/{doc_id}`."""
-    return await operate(request, resources.get_document)
+    call = await call_of(request, "documents:read")
+    doc = documents.get(call.world, call.region, call.params["doc_id"])
+    return answer(views.document_detail_json(doc))
 
 
 async def delete_document(request: Request) -> Response:
     """`DELETE /v1/documents/{doc_id}`."""
-    return await operate(request, resources.delete_document)
-
-
-def endpoints() -> dict[Run, Endpoint]:
-    """Each operation's function (as the module has it now) and its endpoint."""
-    return {
-        resources.list_documents: list_documents,
-        resources.create_document: create_document,
-        resources.get_document: get_document,
-        resources.delete_document: delete_document,
-    }
+    call = await call_of(request, "documents:write")
+    actor = call.principal.actor
+    doc = documents.delete(call.world, call.region, call.params["doc_id"], actor, call.now())
+    return answer(orjson.dumps(views.deleted(doc.id, "document")))

@@ -2,24 +2,39 @@
 
 from __future__ import annotations
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from mockserver.engine.api import Api
-from mockserver.engine.operations import resources
-from mockserver.web.api.operate import Endpoint, Run, operate
+from mockserver.engine.sandbox import SandboxState
+from mockserver.web.api.call import answer, call_of
 
 
 async def whoami(request: Request) -> Response:
     """`GET /v1/whoami`."""
-    return await operate(request, resources.whoami)
+    call = await call_of(request, "")
+    principal = call.principal
+    return answer(
+        orjson.dumps(
+            {
+                "account_id": principal.account_id,
+                "region": call.world.account.default_region,
+                "environment": principal.environment,
+                "scopes": sorted(principal.scopes),
+                "rate_limit": principal.rate_limit,
+            }
+        )
+    )
 
 
 async def openapi(request: Request) -> Response:
-    """`GET /v1/openapi.json`."""
-    return await operate(request, Api.openapi_document)
+    """`GET /v1/openapi.json`: the OpenAPI document of the request's sandbox, built once, on
+    first request, for the store's field limits (the seed may change them), so it is the same
+    bytes `mockserver openapi` prints for the same seed."""
+    sandbox: SandboxState = request.scope["state"]["sandbox"]
+    if sandbox.openapi is None:
+        # Imported here: the document's builder is needed by the first request for it only.
+        from mockserver.openapi import document_bytes
 
-
-def endpoints() -> dict[Run, Endpoint]:
-    """Each operation's function (as the module has it now) and its endpoint."""
-    return {resources.whoami: whoami, Api.openapi_document: openapi}
+        sandbox.openapi = document_bytes(sandbox.store.limits)
+    return answer(sandbox.openapi)

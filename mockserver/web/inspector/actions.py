@@ -1,7 +1,8 @@
-"""The inspector's buttons (form POSTs): move the clock, reset, load and unload scenarios,
-redeliver a webhook, trigger an event, resend one. Each does what its `/_mock` JSON twin does,
-then answers 303 back to the page it came from with a notice, so a reload never posts twice
-and no JavaScript is needed.
+"""The inspector's buttons (form POSTs): watch an account, move the clock, reset, load and
+unload scenarios, redeliver a webhook, trigger an event, resend one. Each but the first does
+what its `/_mock` JSON twin does, then answers 303 back to the page it came from with a
+notice, so a reload never posts twice and no JavaScript is needed. Anything that changes what
+the inspector does is one of these POSTs, so no link, image or frame of another page can.
 
 Bad input gets the control plane's envelope (422 with `param`) and changes nothing.
 """
@@ -16,8 +17,9 @@ from starlette.responses import Response
 from mockserver.core.clock import format_ts, parse_ts
 from mockserver.core.errors import ScenarioError, ValidationError
 from mockserver.engine.control import TEN_YEARS
+from mockserver.engine.control_plane.triggers import parse_override
 from mockserver.engine.control_plane.webhooks import DEFAULT_KEY
-from mockserver.web.context import control_of
+from mockserver.web.context import WATCH, control_of, server_of
 from mockserver.web.inspector.bridge import ORIGIN
 from mockserver.web.inspector.web import back, form_of, ui
 
@@ -33,6 +35,22 @@ def _seconds(raw: str | None) -> float:
     if seconds is None or not 0 <= seconds <= TEN_YEARS:
         raise ValidationError(f"'seconds' must be a number from 0 to {TEN_YEARS}.", param="seconds")
     return seconds
+
+
+@ui
+async def watch(request: Request, store: Store) -> Response:
+    """Watch one account (the form's `account`), or the whole server again (no account): the
+    choice is the `mock_watch` cookie every page reads."""
+    asked = (await form_of(request)).get("account", "")
+    response = back("")
+    if not asked:
+        response.delete_cookie(WATCH, path="/_mock")
+        return response
+    tenants = server_of(request).tenants
+    if tenants is not None:  # the server's sandbox always has them
+        tenants.get(asked)  # 404 for no such account, 409 for a seeded one
+    response.set_cookie(WATCH, asked, samesite="strict", path="/_mock")
+    return response
 
 
 @ui
@@ -95,8 +113,6 @@ async def resend_event(request: Request, store: Store) -> Response:
 @ui
 async def trigger(request: Request, store: Store) -> Response:
     """The trigger form: an event type, `FIELD=VALUE` overrides one a line, and a key."""
-    from mockserver.engine.control_plane.triggers import parse_override  # as in pages.py
-
     form = await form_of(request)
     overrides = {}
     for number, line in enumerate(form.get("overrides", "").splitlines(), 1):

@@ -1,49 +1,39 @@
-"""The inspector's pages as routes of the sandbox: the sandbox finds and guards nothing of
-them but their paths; each is served by its Starlette endpoint from a scope made of the
-sandbox's request, and its Starlette response becomes the sandbox's `Response`."""
+"""How an inspector endpoint is served: from a scope made of the sandbox's request (its path
+without the mount's root, its body read whole up to the control plane's limit, the sandbox's
+request itself under `ORIGIN` for the buttons that make requests), so a page sees the request
+as the control plane does."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from starlette.applications import Starlette
 from starlette.requests import Request as StarletteRequest
 from starlette.responses import Response as StarletteResponse
+from starlette.types import Scope
 
-from mockserver.core.first_call import imported_on_first_call
-from mockserver.engine.reading import MAX_BODY
-from mockserver.engine.request import Request, Response
-from mockserver.engine.request_state import RequestState
-from mockserver.engine.routing import Route
+from mockserver.engine.journal import RequestState
+from mockserver.engine.request import INSPECTOR, MAX_BODY, Request
 from mockserver.web.adapter import receive_once
 
 Endpoint = Callable[[StarletteRequest], Awaitable[StarletteResponse]]
 ORIGIN = "mockserver.request"  # the scope's key of the sandbox's request (for triggers)
-BASE = "/_mock/ui"  # where the inspector's pages are
+BASE = INSPECTOR  # where the inspector's pages are
 
 
-def later(module: str, name: str) -> Endpoint:
-    """The endpoint `name` of the inspector's `module`, imported by the first request for it:
-    the pages, forms and their view models cost every app built (each pytest session's) a few
-    milliseconds, and most are never opened."""
-    return imported_on_first_call(f"mockserver.web.inspector.{module}", name)
+def page(endpoint: Endpoint) -> Endpoint:
+    """`endpoint`, served from the scope of the sandbox's request."""
 
-
-def page_route(app: Starlette, methods: list[str], path: str, endpoint: Endpoint) -> Route:
-    """A sandbox route serving `endpoint` of the app `app`."""
-
-    async def serve(state: RequestState, params: dict[str, Any]) -> Response:
-        request = state.request
+    async def serve(request: StarletteRequest) -> StarletteResponse:
+        state: RequestState = request.scope["state"]["request"]
         body = await state.body(MAX_BODY)
-        scope = _scope(app, request, state.path, params)
-        answer = await endpoint(StarletteRequest(scope, receive_once(body)))
-        return Response(answer.status_code, list(answer.raw_headers), bytes(answer.body))
+        scope = _scope(request.scope, state.request, state.path)
+        return await endpoint(StarletteRequest(scope, receive_once(body)))
 
-    return Route(methods, path, serve)
+    return serve
 
 
-def _scope(app: Starlette, request: Request, path: str, params: dict[str, Any]) -> dict[str, Any]:
+def _scope(outer: Scope, request: Request, path: str) -> dict[str, Any]:
     return {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -57,7 +47,7 @@ def _scope(app: Starlette, request: Request, path: str, params: dict[str, Any]) 
         "headers": request.headers,
         "client": request.client,
         "server": request.server,
-        "app": app,
-        "path_params": params,
+        "app": outer["app"],
+        "path_params": outer["path_params"],
         ORIGIN: request,
     }

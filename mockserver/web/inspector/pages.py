@@ -10,15 +10,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 
 from mockserver.core.errors import NotFound, ValidationError
 from mockserver.engine import inspector_views as views
+from mockserver.engine.control_plane.triggers import RECIPES
 from mockserver.engine.inspector_views import DELIVERY_STATUSES, delivery_status
 from mockserver.engine.inspector_webhooks import MAX_ATTEMPTS, endpoint_groups
 from mockserver.engine.journal import Journal
-from mockserver.web.context import WATCH, sandbox_of, server_of
-from mockserver.web.inspector.bridge import BASE
+from mockserver.web.context import sandbox_of, server_of
 from mockserver.web.inspector.web import page, ui
 from mockserver.web.render import json_response
 
@@ -68,19 +68,6 @@ async def overview(request: Request, store: Store) -> Response:
 
 
 @ui
-async def watch(request: Request, store: Store) -> Response:
-    """Watch one account (`?account=ID`), or the whole server again (no account)."""
-    asked = request.query_params.get("account")
-    response = RedirectResponse(BASE, status_code=303)
-    if asked:
-        sandbox_of(request)  # 404 for no such account, 409 for a seeded one
-        response.set_cookie(WATCH, asked, samesite="strict", path="/_mock")
-    else:
-        response.delete_cookie(WATCH, path="/_mock")
-    return response
-
-
-@ui
 async def requests_page(request: Request, store: Store) -> Response:
     query = request.query_params
     method = (query.get("method") or "").upper() or None
@@ -120,10 +107,6 @@ async def request_detail(request: Request, store: Store) -> Response:
 
 @ui
 async def webhooks_page(request: Request, store: Store) -> Response:
-    # The triggers' recipes are imported by the first page that lists them, as the control
-    # facade imports them by the first trigger: building an app needs neither.
-    from mockserver.engine.control_plane.triggers import RECIPES
-
     status = request.query_params.get("status") or None
     if status is not None:
         delivery_status(status)

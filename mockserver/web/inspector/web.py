@@ -7,7 +7,9 @@ The cookie is `HttpOnly` and `SameSite=Strict`, and every form POST must come fr
 own origin (its `Origin` header, which browsers send on POSTs, names the same host), so another
 site open in the same browser cannot press the inspector's buttons. With no token, the engine's
 browser guard (`control_plane/origin_guard.py`) has already refused any page or form request
-whose `Origin` or `Host` is not loopback.
+whose `Origin` or `Host` is not loopback, or that the browser marks `Sec-Fetch-Site:
+cross-site`. Whatever the token, no answer may be shown in a frame (`ControlGuard` adds the
+headers to every answer to `/_mock/ui`).
 """
 
 from __future__ import annotations

@@ -1,24 +1,73 @@
-"""The credential and the rate limits of an API request (`engine/traffic.py`), before anything
-else reads it: two `Authorization` headers are 401, a credential is resolved once (the
-caller, on the request's state), and the request counts in its rate-limit window (429 past
-it). Every answer then carries the window's headers, right after its `X-Request-Id` (a
-replayed answer's included, before its `Idempotent-Replayed`). `/_mock` requests skip it.
+"""Who is calling, in two steps of the stack.
+
+`AccountSandbox` (before the journal): the sandbox that answers a request is the account
+sandbox holding its bearer key (or, for a pre-signed export download, the export), else the
+server's (`engine/accounts/sandboxes.py`); `/_mock` requests are the server's. The choice is
+`scope["state"]["sandbox"]`: every step below takes it from there, so an account's request runs
+on its own store, clock, id streams, scenarios and share of the journal.
+
+`Authentication` (after the journal opened the entry, for API requests only): two
+`Authorization` headers are 401; the credential is resolved once (the caller, on the request's
+state; an API key's caller is remembered while its key is unchanged); the request counts in
+its rate-limit window (429 past it, or in a scenario's forced burst); then the query string's
+form (400) and the routed region (a `/us/v1` or `/eu/v1` prefix, a regional `Host`, or the
+caller's default; 404 when host and path disagree). Every answer then carries the window's
+headers, right after its `X-Request-Id` (a replayed answer's included, before its
+`Idempotent-Replayed`).
 """
 
 from __future__ import annotations
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+import re
+from typing import Final
+from urllib.parse import unquote_to_bytes
 
-from mockserver.engine.reading import CONTROL_PLANE, credential_headers
-from mockserver.engine.request import HeaderLines
-from mockserver.engine.request_state import RequestState
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mockserver.core.errors import ApiError, BadRequest
+from mockserver.domain.auth import Principal, credential_headers
+from mockserver.domain.models import ApiKey
+from mockserver.domain.ratelimit import forced_refusal
+from mockserver.engine.journal import RequestState
+from mockserver.engine.request import CONTROL_PLANE, HeaderLines, routed_region
 from mockserver.engine.sandbox import SandboxState
-from mockserver.web.adapter import call_editing
-from mockserver.web.middleware.refusal import refuse
+from mockserver.engine.transport_error import TransportFaultError
+from mockserver.web.adapter import header_lines
+from mockserver.web.middleware.errors import refuse
+
+# Routes that take no bearer credential: always limited by client address.
+_OAUTH: Final = "/v1/oauth/"
+_OPENAPI: Final = "/v1/openapi.json"
+_EXPORTS: Final = "/v1/audit_logs/export/"  # a download: an export's path ending so
+_DOWNLOAD: Final = "/download"
+_NOT_IDEMPOTENT = "/v1/oauth/"  # the token endpoint reads a form, not JSON: keys are ignored
+PRINCIPALS_REMEMBERED = 1024  # distinct Authorization values whose caller is remembered
+MAX_QUERY = 8 * 1024  # bytes of the raw query string
+_BAD_ESCAPE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+
+
+class AccountSandbox:
+    """Puts the sandbox that answers a request into its scope's state."""
+
+    def __init__(self, app: ASGIApp, sandbox: SandboxState) -> None:
+        self.app = app
+        self.sandbox = sandbox
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            sandbox = self.sandbox
+            path: str = scope["path"]
+            tenants = sandbox.tenants
+            if tenants is not None and tenants.by_id and not path.startswith(CONTROL_PLANE):
+                headers = header_lines(scope.get("headers") or [])
+                sandbox = tenants.owner(headers, path) or sandbox
+            scope.setdefault("state", {})["sandbox"] = sandbox
+        await self.app(scope, receive, send)
 
 
 class Authentication:
-    """Resolves the caller, counts the request, and adds the rate-limit headers."""
+    """Resolves the caller, counts the request, checks its query and routes it to a region;
+    adds the rate-limit headers to its answer."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -28,33 +77,110 @@ class Authentication:
             await self.app(scope, receive, send)
             return
         state: RequestState = scope["state"]["request"]
-        if state.path.startswith(CONTROL_PLANE):
-            await self.app(scope, receive, send)
-            return
         sandbox: SandboxState = scope["state"]["sandbox"]
+        path = state.path
+        if path.startswith(CONTROL_PLANE):  # no caller, no rate limit: the query and region
+            await self._routed(scope, receive, send, state, sandbox)
+            return
         request = state.request
         try:
             authorization, keys = credential_headers(request.headers)  # 401 for two
             state.authorization = authorization
+            principal = None
+            if authorization is not None and not _credential_free(path):
+                principal = _principal(sandbox, authorization)
+            state.principal = principal
+            scenarios = sandbox.scenarios
+            if principal is not None and scenarios.bursts:
+                forced = scenarios.forced_rate_limit(principal.credential, request.method, path)
+                if forced is not None:  # a scenario's burst: the window counts as full
+                    state.rule = forced.rule
+                    raise forced_refusal(
+                        principal, forced.reset_at, forced.retry_after, forced.rule, forced.scenario
+                    )
             client = request.client[0] if request.client else ""
-            admission = sandbox.traffic.admit(
-                authorization, keys, request.method, state.path, client
-            )
-            state.principal = admission.principal
-            if admission.refusal is not None:
-                state.rule = admission.rule
-                raise admission.refusal
+            rate_headers = sandbox.store.rate_limits.admit(principal, client, state.arrived)
         except Exception as error:
             await refuse(sandbox, state, error, send)
             return
-        state.idempotency_keys = admission.idempotency_keys
-        rate_headers = admission.headers
+        if keys and request.method == "POST" and not path.startswith(_NOT_IDEMPOTENT):
+            state.idempotency_keys = keys
 
         def with_rate_headers(headers: HeaderLines) -> HeaderLines:
             at = _after_request_id(headers)
             return [*headers[:at], *rate_headers, *headers[at:]]
 
-        await call_editing(self.app, scope, receive, send, with_rate_headers)
+        async def edited(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {
+                    **message,
+                    "headers": with_rate_headers(message["headers"]),  # ours: a list
+                }
+            await send(message)
+
+        try:
+            await self._routed(scope, receive, edited, state, sandbox)
+        except TransportFaultError as faulted:
+            faulted.response.headers = with_rate_headers(faulted.response.headers)
+            raise
+
+    async def _routed(
+        self, scope: Scope, receive: Receive, send: Send, state: RequestState, sandbox: SandboxState
+    ) -> None:
+        """Check the query string and route the request to its region, then pass it on."""
+        request = state.request
+        try:
+            check_query(request.query)
+            state.region = routed_region(
+                request.headers, request.method, state.path, state.path_region
+            )
+        except Exception as error:
+            await refuse(sandbox, state, error, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def _credential_free(path: str) -> bool:
+    return path.startswith((_OAUTH, _OPENAPI)) or (
+        path.startswith(_EXPORTS) and path.endswith(_DOWNLOAD)
+    )
+
+
+def _principal(sandbox: SandboxState, authorization: bytes) -> Principal | None:
+    """The caller behind an Authorization header, or None (the operation answers 401; the
+    address is limited meanwhile). An API key's caller is remembered, and used again while the
+    store holds the same key object, unrevoked and unchanged."""
+    keys = sandbox.store.keys
+    remembered = sandbox.principals
+    known = remembered.get(authorization)
+    if known is not None:
+        key, principal = known
+        if keys.get(key.key) is key and _describes(principal, key):
+            return principal
+    try:
+        principal = sandbox.store.principal_for(authorization.decode("latin-1"))
+    except ApiError:
+        return None
+    found = keys.get(principal.credential)
+    if found is not None and _describes(principal, found):  # an API key, not OAuth
+        if len(remembered) >= PRINCIPALS_REMEMBERED:
+            remembered.clear()
+        remembered[authorization] = (found, principal)
+    return principal
+
+
+def _describes(principal: Principal, key: ApiKey) -> bool:
+    """Whether `principal` is what `principal_for_key` gives for `key` as it is now."""
+    return (
+        not key.revoked
+        and principal.credential == key.key
+        and principal.scopes is key.scopes
+        and principal.account_id == key.account_id
+        and principal.environment == key.environment
+        and principal.actor == key.owner
+        and principal.rate_limit == key.rate_limit
+        and principal.burst == key.burst
+    )
 
 
 def _after_request_id(headers: HeaderLines) -> int:
@@ -63,3 +189,28 @@ def _after_request_id(headers: HeaderLines) -> int:
         if headers[index][0] == b"x-request-id":
             return index + 1
     return len(headers)
+
+
+def check_query(query: bytes) -> None:
+    """400 for a query string over `MAX_QUERY` bytes, with raw non-ASCII bytes, with a `%`
+    not followed by two hex digits, or whose percent-decoded bytes are not UTF-8."""
+    if not query:
+        return
+    if len(query) > MAX_QUERY:
+        raise BadRequest(f"The query string exceeds the limit of {MAX_QUERY} bytes.")
+    try:
+        text = query.decode("ascii")
+    except UnicodeDecodeError:
+        raise BadRequest(
+            "The query string must be ASCII; percent-encode other characters."
+        ) from None
+    if "%" in text:
+        bad = _BAD_ESCAPE.search(query)
+        if bad is not None:
+            raise BadRequest(
+                f"Invalid percent-encoding in the query string at position {bad.start()}."
+            )
+        try:
+            unquote_to_bytes(query).decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadRequest("The query string's percent-encoded bytes are not UTF-8.") from None

@@ -1,5 +1,5 @@
 """The request's journal entry, request id and `Date`, from the streams of the sandbox that
-answers it (the server's, or the account sandbox `Accounts` picked).
+answers it (the server's, or the account sandbox `AccountSandbox` picked).
 
 On the way in: the journal entry (API requests only: reading the journal through `/_mock` must
 not change it; the path as sent), the timers that fell due, the `/us/v1` or `/eu/v1` prefix
@@ -19,13 +19,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.core.clock import http_date
 from mockserver.engine.explain import header_value, replayed
-from mockserver.engine.journal import Answered, Entry
-from mockserver.engine.reading import CONTROL_PLANE, split_region
-from mockserver.engine.request import Disconnected, Response
-from mockserver.engine.request_state import RequestState
+from mockserver.engine.journal import Answered, Entry, RequestState
+from mockserver.engine.request import CONTROL_PLANE, Disconnected, HeaderLines, Response
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import body_reader, header_lines, request_of
+from mockserver.web.adapter import body_reader, request_of
 
 
 class RequestJournal:
@@ -42,31 +40,32 @@ class RequestJournal:
         store = sandbox.store
         request = request_of(scope)
         control = request.path.startswith(CONTROL_PLANE)
+        arrived = store.clock.now()  # the request's one reading of the clock on its way in
+        date = (b"date", http_date(arrived))
         entry: Entry | None = None
         if sandbox.settings.admin and not control:
             query = request.query.decode("latin-1")
             seen = tuple(request.headers)
-            entry = sandbox.journal.open(
-                store.clock.now(), request.method, request.path, query, seen
-            )
+            entry = sandbox.journal.open(arrived, request.method, request.path, query, seen)
         started = perf_counter()
-        path_region, path = split_region(request.path)
+        path_region, path = _split_region(request.path)
         store.scheduler.run_due()  # real clock: timers that fell due since the last request
         request_id = (sandbox.control_ids if control else store.request_ids).new("req_")
-        state = RequestState(request, path, path_region, request_id, body_reader(receive), entry)
+        reader = body_reader(receive)
+        state = RequestState(request, path, path_region, request_id, reader, entry, arrived)
         scope["state"]["request"] = state
         scope["path"] = path  # what the routes match: one table serves all three base URLs
-        arrived = store.clock.now()
-        date = (b"date", http_date(arrived))
-        answer = Response(0, [])
+        status = 0
+        headers: HeaderLines = []
         chunks: list[bytes] = []
 
         async def send_dated(message: Message) -> None:
+            nonlocal status, headers
             if message["type"] == "http.response.start":
-                answer.status = message["status"]
-                answer.headers = [*header_lines(message["headers"]), date]
+                status = message["status"]
+                headers = [*message["headers"], date]  # the app below is ours: a list of pairs
                 # A copy goes on: the middleware above (gzip) edits the list it is sent.
-                message = {**message, "headers": list(answer.headers)}
+                message = {**message, "headers": list(headers)}
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
             await send(message)
@@ -78,12 +77,12 @@ class RequestJournal:
         except TransportFaultError as faulted:
             response = faulted.response
             response.headers = [*response.headers, date]
-            self._answered(sandbox, state, response, control, started, arrived)
+            self._answered(sandbox, state, response, control, started)
             raise
         else:
-            if answer.status:  # nothing at all when the client left before its body came
-                answer.body = b"".join(chunks)
-                self._answered(sandbox, state, answer, control, started, arrived)
+            if status:  # nothing at all when the client left before its body came
+                answer = (status, headers, b"".join(chunks))
+                self._answered(sandbox, state, answer, control, started)
         finally:
             # The state holds the body's reader, which holds the server's connection, which
             # holds this scope: letting go of it leaves no cycle for the collector.
@@ -98,25 +97,32 @@ class RequestJournal:
     def _answered(
         sandbox: SandboxState,
         state: RequestState,
-        response: Response,
+        answer: Response | tuple[int, HeaderLines, bytes],
         control: bool,
         started: float,
-        arrived: float,
     ) -> None:
-        """Write the answer into the entry, and tell the observers of an API request."""
+        """Write the answer (sent: its status, headers and body; or the response a transport
+        fault broke) into the entry, and tell the observers of an API request."""
+        if isinstance(answer, Response):
+            response: Response | None = answer
+            status, headers, body, fault = answer.status, answer.headers, answer.body, answer.fault
+        else:
+            response, fault = None, None
+            status, headers, body = answer
         entry = state.entry
         if entry is not None:
-            fault = response.fault
             if fault is None:
-                entry.status = response.status
+                entry.status = status
             else:  # a request that did not run (reset, stall) had no answer
                 entry.fault = fault.kind
                 entry.committed = fault.committed
-                entry.status = response.status if fault.committed else None
-            entry.response_headers = tuple(response.headers)
-            entry.add_response_body(response.body, response.kept)
+                entry.status = status if fault.committed else None
+            entry.response_headers = tuple(headers)
+            entry.add_response_body(body)
         if control or not sandbox.observers:
             return
+        if response is None:
+            response = Response(status, headers, body)
         explain = None
         if response.status >= 400 or response.fault is not None:
             refused = state.explain or replayed(response.status, response.body, state.path)
@@ -125,7 +131,20 @@ class RequestJournal:
         account = principal.account_id if principal is not None else sandbox.account
         seconds = perf_counter() - started
         answered = Answered(
-            state.request, response, state.request_id, account, explain, seconds, arrived
+            state.request, response, state.request_id, account, explain, seconds, state.arrived
         )
         for observer in sandbox.observers:
             observer(answered)
+
+
+_REGION_PREFIXES = {"/us/v1": "us", "/eu/v1": "eu"}
+
+
+def _split_region(path: str) -> tuple[str | None, str]:
+    """(`us`|`eu`|None, the path without its regional prefix)."""
+    if path.startswith("/v1"):  # the usual path: no prefix to look up
+        return None, path
+    region = _REGION_PREFIXES.get(path[:6])
+    if region is not None and (len(path) == 6 or path[6] == "/"):
+        return region, path[3:]
+    return None, path

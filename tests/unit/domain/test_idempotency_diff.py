@@ -1,4 +1,4 @@
-"""What differs between two requests that reuse an idempotency key, from kept summaries."""
+"""What differs between two requests that reuse an idempotency key, from stored summaries."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from mockserver.domain.idempotency_diff import differs, summarise
+from mockserver.domain.idempotency import differs, summarise
 
 
 def summary(body: Any, method: str = "POST", region: str = "us", path: str = "/v1/x") -> bytes:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from mockserver.core.errors import BadRequest
+from mockserver.core.errors import ApiError, BadRequest
+from mockserver.domain.auth import Principal
 from mockserver.domain.idempotency import (
     EXPIRE_BATCH,
     RETENTION,
     IdempotencyStore,
     check_key,
-    fingerprint,
+    fingerprint_and_value,
     is_kept,
     scope_of,
 )
@@ -171,3 +172,37 @@ def test_the_cap_holds_when_the_clock_goes_back_and_keys_are_reused() -> None:
                 records.complete(key, records.begin(key), 201, "r", at)
             assert len(records) <= 3
     assert all(len(kept) <= 3 for kept in records._kept.values())
+
+
+def test_a_keyed_post_holds_its_key_until_it_answers_or_lets_go() -> None:
+    store = IdempotencyStore()
+    caller = Principal("acct", "test", frozenset({"vaults:write"}), "user", "sk_x", 100, 200)
+    hold = store.hold(caller, ["k1"], False, T0)
+    assert hold is not None
+    assert hold.record is not None
+    with pytest.raises(ApiError) as in_flight:  # the same key while the first runs
+        store.hold(caller, ["k1"], False, T0)
+    assert in_flight.value.status == 409
+    value, stored = store.settle(hold, caller, "POST", "us", "/v1/vaults", b'{"name": "x"}', clock)
+    assert (value, stored) == ({"name": "x"}, None)
+    headers = [(b"content-length", b"2"), (b"x-extra", b"dropped"), (b"x-request-id", b"req_1")]
+    store.answered(hold, "vaults:write", 201, headers, b"{}", T0)
+    again = store.hold(caller, ["k1"], False, T0)
+    assert again is not None
+    value, stored = store.settle(again, caller, "POST", "us", "/v1/vaults", b'{"name":"x"}', clock)
+    # The same payload (as JSON) gets the stored response, with the mock's own headers only.
+    assert stored == b"201\r\ncontent-length: 2\r\nx-request-id: req_1\r\n\r\n{}"
+    other = store.hold(caller, ["k1"], False, T0)
+    assert other is not None
+    with pytest.raises(ApiError) as mismatch:
+        store.settle(other, caller, "POST", "us", "/v1/vaults", b'{"name": "y"}', clock)
+    assert mismatch.value.status == 409
+    assert store.hold(caller, ["k1"], True, T0) is None  # an oversized body: run without it
+
+
+def clock() -> float:
+    return T0
+
+
+def fingerprint(method: str, region: str, path: str, body: bytes) -> bytes:
+    return fingerprint_and_value(method, region, path, body)[0]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from mockserver.core.errors import RateLimited
 from mockserver.domain import ratelimit
-from mockserver.domain.ratelimit import WINDOW, RateLimiter, Verdict
+from mockserver.domain.auth import Principal
+from mockserver.domain.ratelimit import ANONYMOUS_PLAN, WINDOW, RateLimiter, Verdict
 
 T0 = 1_768_467_600.0  # 2026-01-15T09:00:00Z
 
@@ -123,3 +125,24 @@ def test_credential_windows_are_capped_keeping_the_most_recently_used(
     assert "tok99" in limiter._windows
     assert "tok0" not in limiter._windows
     assert not limiter.hit("kept", 10, T0 + 2).admitted  # its full window, not a fresh one
+
+
+def test_admit_counts_a_caller_and_refuses_past_its_burst() -> None:
+    limiter = RateLimiter()
+    caller = Principal("acct", "test", frozenset(), "user", "sk_x", 100, 3)
+    headers = [limiter.admit(caller, "127.0.0.1", 1000.0) for _ in range(3)]
+    assert headers[0] == [
+        (b"x-ratelimit-limit", b"100"),
+        (b"x-ratelimit-remaining", b"2"),
+        (b"x-ratelimit-reset", b"1060"),
+    ]
+    with pytest.raises(RateLimited) as refused:
+        limiter.admit(caller, "127.0.0.1", 1000.0)
+    assert refused.value.headers["X-RateLimit-Remaining"] == "0"
+    assert refused.value.headers["Retry-After"] == "60"
+
+
+def test_admit_limits_a_request_without_a_caller_by_its_address() -> None:
+    limiter = RateLimiter()
+    headers = limiter.admit(None, "10.0.0.1", 1000.0)
+    assert headers[0] == (b"x-ratelimit-limit", str(ANONYMOUS_PLAN[0]).encode())

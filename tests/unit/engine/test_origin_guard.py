@@ -89,6 +89,27 @@ def test_which_hosts_pass(host: bytes, allowed: bool) -> None:
     assert passes([(b"host", host)]) is allowed
 
 
+@pytest.mark.parametrize(
+    ("site", "allowed"),
+    [
+        (b"cross-site", False),  # a page of another site: a link, a form, a fetch, a frame
+        (b"Cross-Site", False),
+        (b" cross-site ", False),
+        (b"same-origin", True),  # the inspector's own pages and forms
+        (b"same-site", True),  # another port of the same loopback host, as Origin allows
+        (b"none", True),  # an address typed, a bookmark: the person, not a page
+        (b"", True),  # no browser sends these: they come from scripts, which pass anyway
+        (b"cross-site-ish", True),
+    ],
+)
+def test_which_fetch_sites_pass(site: bytes, allowed: bool) -> None:
+    """`Sec-Fetch-Site` is set by the browser alone (no page can set a `Sec-` header): what
+    it says about the page that sent the request is refused like a foreign `Origin`."""
+    assert passes([(b"sec-fetch-site", site)]) is allowed
+    loopback = [(b"origin", b"http://localhost:8080"), (b"host", b"127.0.0.1:8080")]
+    assert passes([*loopback, (b"sec-fetch-site", site)]) is allowed
+
+
 def test_a_request_without_origin_or_host_passes() -> None:
     assert passes([(b"user-agent", b"curl/8")])
     assert passes([], server=None)

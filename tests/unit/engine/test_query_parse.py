@@ -8,7 +8,7 @@ import httpx
 import pytest
 from starlette.datastructures import QueryParams
 
-from mockserver.engine.reading import query_pairs
+from mockserver.engine.request import query_pairs
 
 ATOMS = ["", "a", "limit", "=", "&", "20", "x=", "=y", "&&", "a=b=c", "%20", "%zz", "+", ";"]
 FIXED = [b"", b"&", b"=", b"limit=20", b"a&b", b"a=1&a=2", b"a=&b", b"&a=1&&b=2&", b"x=\xc3\xa9"]

@@ -1,7 +1,7 @@
-"""What the mock keeps for a long time is kept at its size: orjson's output sits in a block of
+"""What the mock holds for a long time is compacted to its size: orjson's output sits in a block of
 about 4 KiB whatever its length, so bytes that are stored (an idempotent replay, a document's
-rendering, the journal, a webhook envelope) are copied out of it (mockserver/domain/kept_bytes.py),
-and a kept response is one bytes object (engine/kept_responses.py `pack_response`)."""
+rendering, the journal, a webhook envelope) are copied out of it (mockserver/domain/compacted.py),
+and a stored response is one bytes object (domain/idempotency.py `pack_response`)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import pytest
 from starlette.applications import Starlette
 
 from mockserver.core.config import Settings
-from mockserver.domain.kept_bytes import dumps_kept, kept
-from mockserver.engine.kept_responses import pack_head, pack_response, unpack_response
+from mockserver.domain.compacted import compacted, dumps_compacted
+from mockserver.domain.idempotency import pack_response, unpack_response
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
 from tests.support.keys import auth
@@ -56,25 +56,25 @@ def retained_by_site(
     return kept_per_site(after, before)
 
 
-def test_kept_is_an_equal_copy() -> None:
+def test_compacted_is_an_equal_copy() -> None:
     raw = orjson.dumps({"a": [1, 2, 3]})
-    assert kept(raw) == raw
-    assert dumps_kept({"a": [1, 2, 3]}, orjson.OPT_SORT_KEYS) == raw
+    assert compacted(raw) == raw
+    assert dumps_compacted({"a": [1, 2, 3]}, orjson.OPT_SORT_KEYS) == raw
 
 
 @pytest.mark.parametrize(
     "body", [b"", b"{}", b'{"a":"x\r\n\r\ny: z"}', b"\r\n\r\n", b"\x00\xff" * 300]
 )
-def test_a_kept_response_reads_back_as_it_was(body: bytes) -> None:
+def test_a_stored_response_reads_back_as_it_was(body: bytes) -> None:
     headers = [
         (b"content-type", b"application/json"),
         (b"link", b'<https://x/y>; rel="next"'),
         (b"x-empty", b""),
         (b"x-colon", b"a: b: c"),
     ]
-    stored = pack_response(pack_head(201, headers), body)
+    stored = pack_response(201, headers, body)
     assert unpack_response(stored) == (201, headers, body)
-    assert unpack_response(pack_response(pack_head(204, []), b"")) == (204, [], b"")
+    assert unpack_response(pack_response(204, [], b"")) == (204, [], b"")
 
 
 def test_idempotent_posts_keep_no_oversized_buffers(unlimited: Starlette) -> None:
@@ -101,19 +101,15 @@ def test_rendered_documents_keep_no_oversized_buffers(unlimited: Starlette) -> N
     assert heavy == {}
 
 
-def test_the_journal_keeps_bodies_at_their_size_without_copying_those_already_so() -> None:
+def test_the_journal_keeps_bodies_at_their_size() -> None:
     from mockserver.engine.journal import BODY_LIMIT, Entry
 
-    rendered = dumps_kept({"a": "b" * 100})
-    entry = Entry(1, 0.0, "GET", "/v1/x", "", ())
-    entry.add_response_body(rendered, at_size=True)
-    assert entry.response_body is rendered
     made = orjson.dumps({"a": "b" * 100})
     copied = Entry(2, 0.0, "GET", "/v1/x", "", ())
     copied.add_response_body(made)
     assert copied.response_body == made
     assert copied.response_body is not made
     big = Entry(3, 0.0, "GET", "/v1/x", "", ())
-    big.add_response_body(b"x" * (BODY_LIMIT + 5), at_size=True)
+    big.add_response_body(b"x" * (BODY_LIMIT + 5))
     assert len(big.response_body) == BODY_LIMIT
     assert big.response_size == BODY_LIMIT + 5

@@ -1,1 +1,0 @@
-"""The API's operations as plain functions of a `Call` to an `Answer`, one module per area."""
