@@ -31,4 +31,5 @@ class Settings:
     idempotency_records: int = IDEMPOTENCY_RECORDS  # the oldest is dropped beyond it
     state_dir: Path | None = None  # durable: the state lives in (and comes back from) here
     state_log_max: int = STATE_LOG_MAX
+    body_timeout: float = 10.0  # seconds a request body may go without a part arriving: 408
     extra: dict[str, str] = field(default_factory=dict)

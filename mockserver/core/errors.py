@@ -4,6 +4,7 @@
      +-- MockError                         the root: every error of the mock (public)
           +-- ApiError                     status, type: one error envelope (docs/reference)
           |    +-- BadRequest              400 bad_request
+          |    |    +-- RequestTimeout     408 bad_request
           |    |    +-- PayloadTooLarge    413 bad_request
           |    +-- AuthenticationError     401 authentication_error
           |    +-- PermissionDenied        403 permission_error
@@ -12,6 +13,7 @@
           |    +-- ValidationError         422 validation_error
           |    +-- RateLimited             429 rate_limit_error
           |    +-- InternalError           500 api_error
+          |         +-- ServiceUnavailable 503 api_error
           +-- LoadError                    a seed or scenario file is bad: `file:line: message`,
           |    |                           exit 2
           |    +-- SeedError
@@ -73,6 +75,12 @@ class BadRequest(ApiError):
     type = "bad_request"
 
 
+class RequestTimeout(BadRequest):
+    """The request body stopped arriving (`web/middleware/body_timeout.py`)."""
+
+    status = 408
+
+
 class PayloadTooLarge(BadRequest):
     status = 413
 
@@ -130,6 +138,12 @@ class RateLimited(ApiError):
 class InternalError(ApiError):
     status = 500
     type = "api_error"
+
+
+class ServiceUnavailable(InternalError):
+    """A request still running when the server's shutdown grace ended (`serving/stopping.py`)."""
+
+    status = 503
 
 
 class LoadError(MockError):

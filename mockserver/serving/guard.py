@@ -8,15 +8,19 @@ them and the server runs out of file descriptors or memory, and others go unserv
 
 - sends a whole request head within `head_timeout` seconds, counted from the connection or
   from the first byte after the previous response (else 408, or a plain close if nothing came);
-- sends a head of at most `head_max` bytes (else 431 and a close);
+- sends a head of at most `head_max` bytes, however they are split into reads (else 431 and
+  a close): the parser is never fed more of a head than the cap leaves room for;
 - is registered in `core.connections` while open, so that a scenario's transport fault can
   break it;
 - counts against `max_connections`: past it, the connection idle (between requests) the
-  longest is closed to make room, or the new one when every other is busy.
+  longest is closed to make room; else the one whose request body has been arriving the
+  longest (its client is the slow one: a thousand requests stalled in their bodies must not
+  lock new clients out); else the new one, when every other is being answered.
 
 A request whose head arrives in one read, the usual case, arms no timer. Once the head is in,
-the app reads the body (1 MiB at most, see `web.body`); uvicorn's `limit_concurrency` is not
-used, since it answers 503 to everyone once idle connections fill it.
+the app reads the body (1 MiB at most), each part of it within the app's body timeout
+(`web/middleware/body_timeout.py`); uvicorn's `limit_concurrency` is not used, since it
+answers 503 to everyone once idle connections fill it.
 """
 
 from __future__ import annotations
@@ -71,9 +75,12 @@ def guarded_protocol(
     # use it by this name rather than as `self.idle`: a class attribute read through an
     # instance is a slow lookup, and they run on every request.
     idle: dict[Any, None] = {}
+    # Connections in a request whose body is still arriving, longest first.
+    arriving: dict[Any, None] = {}
 
     class GuardedProtocol(base):  # type: ignore[valid-type, misc]
-        idle: ClassVar[dict[Any, None]]  # the same dict, for a reader of the class
+        idle: ClassVar[dict[Any, None]]  # the same dicts, for a reader of the class
+        arriving: ClassVar[dict[Any, None]]
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)
@@ -84,7 +91,10 @@ def guarded_protocol(
             self._arm()
             idle[self] = None
             if len(self.connections) > max_connections:
-                next(iter(idle))._close()  # the longest idle: self when all others are busy
+                oldest = next(iter(idle))  # self when no other is idle
+                if oldest is self and arriving:
+                    oldest = next(iter(arriving))
+                oldest._close()
 
         def data_received(self, data: bytes) -> None:
             cycle = self.cycle
@@ -93,23 +103,47 @@ def guarded_protocol(
             if cycle is not None and (not cycle.response_complete or cycle.more_body):
                 base.data_received(self, data)
                 cycle = self.cycle
-                if cycle is not None and cycle.response_complete and not cycle.more_body:
-                    self._between_requests()
+                if cycle is not None and not cycle.more_body:
+                    arriving.pop(self, None)
+                    if cycle.response_complete:
+                        self._between_requests()
+                return
+            room = head_max - self._head_bytes
+            if len(data) > room:
+                self._past_the_cap(data, room)
                 return
             self._head_bytes += len(data)
             base.data_received(self, data)
-            cycle = self.cycle
-            if cycle is not None and (not cycle.response_complete or cycle.more_body):
-                self._head_bytes = 0  # the head is in
-                if self._head_timer is not None:
-                    self._disarm()
-                idle.pop(self, None)
+            if self._in_request():
+                self._head_in()
             elif self.transport.is_closing():
                 return
-            elif self._head_bytes > head_max:
-                self._close(too_large)
             elif self._head_timer is None:
                 self._arm()
+
+        def _past_the_cap(self, data: bytes, room: int) -> None:
+            """`data` holds more than the head may still take: the parser gets only what
+            fits, so a head over the cap is refused however its bytes were split into reads
+            (a whole head of 70 KB in one read included); what follows a head that fits (its
+            body, say) is handled as ever."""
+            if room > 0:  # never an empty feed: to h11 that means the client has gone
+                self._head_bytes = head_max
+                base.data_received(self, data[:room])
+                if self._in_request():
+                    self._head_in()
+                    self.data_received(data[room:])
+                    return
+                if self.transport.is_closing() or self.transport.get_protocol() is not self:
+                    return  # answered (a malformed head), or upgraded to a WebSocket
+            self._close(too_large)
+
+        def _head_in(self) -> None:
+            self._head_bytes = 0
+            if self._head_timer is not None:
+                self._disarm()
+            idle.pop(self, None)
+            if self.cycle.more_body:
+                arriving[self] = None
 
         def on_response_complete(self) -> None:
             # Once per request, so uvicorn's own called directly rather than through super(),
@@ -126,6 +160,7 @@ def guarded_protocol(
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
             idle.pop(self, None)
+            arriving.pop(self, None)
             connections.unregister(self._key)
             super().connection_lost(exc)
             self._connection.lost()
@@ -150,10 +185,12 @@ def guarded_protocol(
         def _close(self, answer: bytes = b"") -> None:
             self._disarm()
             idle.pop(self, None)
+            arriving.pop(self, None)
             if not self.transport.is_closing():
                 if answer:
                     self.transport.write(answer)
                 self.transport.close()
 
     GuardedProtocol.idle = idle
+    GuardedProtocol.arriving = arriving
     return GuardedProtocol

@@ -2,7 +2,8 @@
 
 Both serve the app on uvicorn's HTTP protocol held to the slow-client limits of `guard.py`,
 HTTPS-only when TLS is on (`https_only.py`), with no access log and without uvicorn's wall-clock
-`Date` header: the app sends its own, from the mock clock.
+`Date` header: the app sends its own, from the mock clock. A request still running when the
+shutdown grace ends is answered 503 (`stopping.py`).
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from mockserver.serving.guard import guarded_protocol, uvicorn_limits
 from mockserver.serving.https_only import https_only
 from mockserver.serving.listen import StopSignals
 from mockserver.serving.prompt_stop import PromptServer
+from mockserver.serving.stopping import AnswerWhenStopped
 
 # Seconds the requests being answered when SIGTERM or SIGINT comes (or a test server's `stop()`)
-# get to finish; then they are cancelled and the app shuts down, so a stop takes well under 5 s.
+# get to finish; then they are cancelled (and answered 503, `stopping.py`) and the app shuts
+# down, so a stop takes well under 5 s.
 GRACE = 2
 
 
@@ -42,7 +45,7 @@ def protocol_options(tls: TlsFiles | None) -> dict[str, Any]:
 def config(app: ASGIApp, options: dict[str, Any], **settings: Any) -> uvicorn.Config:
     """A uvicorn configuration serving `app` as the mock is served; `settings` are uvicorn's
     (host, port, log_level, lifespan, ...)."""
-    return uvicorn.Config(app, **_fixed(), **options, **settings)
+    return uvicorn.Config(AnswerWhenStopped(app), **_fixed(), **options, **settings)
 
 
 def server(app: ASGIApp, options: dict[str, Any], **settings: Any) -> PromptServer:
@@ -78,7 +81,9 @@ def serve(
 ) -> None:
     """Serve `app` on `sockets` (bound by `listen.listen`) until SIGTERM or SIGINT; call
     `started` once it serves. Raises SystemExit(3) when the app cannot start."""
-    config = uvicorn.Config(app, **_fixed(), **options, timeout_graceful_shutdown=GRACE, **settings)
+    config = uvicorn.Config(
+        AnswerWhenStopped(app), **_fixed(), **options, timeout_graceful_shutdown=GRACE, **settings
+    )
     server = _Server(config, stop, started)
     stop.serving = True
     try:

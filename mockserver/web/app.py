@@ -24,6 +24,7 @@ from mockserver.web import api
 from mockserver.web.control import control_mount
 from mockserver.web.inspector import inspector_routes
 from mockserver.web.middleware.authentication import AccountSandbox, Authentication
+from mockserver.web.middleware.body_timeout import BodyTimeout
 from mockserver.web.middleware.control_guard import ControlGuard
 from mockserver.web.middleware.durable_log import DurableLog
 from mockserver.web.middleware.errors import Errors
@@ -47,6 +48,7 @@ def middleware(sandbox: SandboxState) -> list[Middleware]:
     health check is answered before anything looks at the request; a durable sandbox logs
     every request before it runs."""
     return [
+        Middleware(BodyTimeout, seconds=sandbox.settings.body_timeout),
         Middleware(TransportFaults),
         Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
         Middleware(Health),

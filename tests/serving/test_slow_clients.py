@@ -140,6 +140,59 @@ def test_a_head_over_the_cap_gets_431(guarded: GuardedServer) -> None:
     assert big_head(guarded.port).startswith(b"HTTP/1.1 431 ")
 
 
+def head_of(size: int, request: bytes = b"GET /v1/whoami", headers: bytes = b"") -> bytes:
+    """A whole request head of exactly `size` bytes (its blank line included), with the key
+    and `headers`."""
+    start = request + b" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk_test_mock_full\r\n"
+    start += headers
+    filler = size - len(start) - len(b"X-Big: \r\n\r\n")
+    return start + b"X-Big: " + b"b" * filler + b"\r\n\r\n"
+
+
+def answer_to(port: int, *parts: bytes) -> bytes:
+    """What the server answers `parts`, each sent whole (so a part is usually one read), up
+    to the end of the answer's head."""
+    with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as sock:
+        try:
+            for part in parts:
+                sock.sendall(part)
+        except OSError:  # closed while sending: the answer is still there to read
+            pass
+        received = b""
+        while b"\r\n\r\n" not in received and (more := sock.recv(65536)):
+            received += more
+    return received
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        pytest.param((head_of(70_000),), id="one-read"),
+        pytest.param((head_of(HEAD_MAX + 1),), id="one-byte-over"),
+        pytest.param((head_of(70_000)[:60_000], head_of(70_000)[60_000:]), id="ends-in-a-read"),
+    ],
+)
+def test_a_head_over_the_cap_gets_431_however_it_arrives(
+    guarded: GuardedServer, parts: tuple[bytes, ...]
+) -> None:
+    """Found: a head over the cap that arrived whole in one read (or whose last read completed
+    it) was served; the cap held only for a head still unfinished past it."""
+    assert answer_to(guarded.port, *parts)[:13] == b"HTTP/1.1 431 "
+
+
+def test_a_head_of_exactly_the_cap_is_served(guarded: GuardedServer) -> None:
+    assert answer_to(guarded.port, head_of(HEAD_MAX))[:13] == b"HTTP/1.1 200 "
+
+
+def test_a_body_in_the_same_read_as_a_head_of_the_cap_is_not_counted(
+    guarded: GuardedServer,
+) -> None:
+    body = b'{"name": "Vault of a big head", "region": "us"}'
+    headers = b"Content-Type: application/json\r\nContent-Length: %d\r\n" % len(body)
+    head = head_of(HEAD_MAX, b"POST /v1/vaults", headers)
+    assert answer_to(guarded.port, head + body)[:13] == b"HTTP/1.1 201 "
+
+
 def test_a_keep_alive_request_dripped_after_a_response_gets_408(guarded: GuardedServer) -> None:
     with socket.create_connection(("127.0.0.1", guarded.port), timeout=10) as sock:
         request = (
