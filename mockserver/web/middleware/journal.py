@@ -20,10 +20,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mockserver.core.clock import http_date
 from mockserver.engine.explain import header_value, replayed
 from mockserver.engine.journal import Answered, Entry, RequestState
-from mockserver.engine.request import CONTROL_PLANE, Disconnected, HeaderLines, Response
+from mockserver.engine.request import (
+    CONTROL_PLANE,
+    Disconnected,
+    HeaderLines,
+    Response,
+    body_reader,
+    request_of,
+)
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import body_reader, request_of
 
 
 class RequestJournal:
