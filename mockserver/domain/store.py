@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mockserver.audit.chain import AuditChain
-from mockserver.audit.event import AuditEvent
+from mockserver.audit.log import AuditEvent
 from mockserver.core.clock import Clock, parse_ts
 from mockserver.core.config import DEFAULT_START_TIME
 from mockserver.core.cursors import CursorCodec
