@@ -55,7 +55,7 @@ class RequestJournal:
             entry = sandbox.journal.open(arrived, request.method, request.path, query, seen)
         started = perf_counter()
         path_region, path = _split_region(request.path)
-        store.scheduler.run_due()  # real clock: timers that fell due since the last request
+        store.scheduler.run_due(arrived)  # real clock: timers that fell due since the last request
         request_id = (sandbox.control_ids if control else store.request_ids).new("req_")
         reader = body_reader(receive)
         state = RequestState(request, path, path_region, request_id, reader, entry, arrived)
