@@ -3,9 +3,8 @@ them): a keyed POST holds its key before its body is read (so a retry sent while
 still arriving is refused as in flight rather than run twice), reads the body, and then is
 refused (400 for a bad key, 409 for a key in flight or another body), answered again from the
 stored response with `Idempotent-Replayed` (every step below skipped), or run holding its key,
-its answer (headers up to `X-Request-Id`) stored for the key, kept from the request's `arrived`
-(its one reading of the clock). A body over the size limit runs as if it had no key: the
-operation answers 413 and nothing is stored."""
+its answer (headers up to `X-Request-Id`) stored for the key. A body over the size limit runs
+as if it had no key: the operation answers 413 and nothing is stored."""
 
 from __future__ import annotations
 
@@ -102,9 +101,8 @@ class Idempotency:
                 chunks.append(message.get("body", b""))
                 if not message.get("more_body", False) and hold.record is not None:
                     body = b"".join(chunks)
-                    store.idempotency.answered(
-                        hold, state.operation, status, headers, body, state.arrived
-                    )
+                    now = store.clock.now()
+                    store.idempotency.answered(hold, state.operation, status, headers, body, now)
             await send(message)
 
         try:
@@ -113,13 +111,9 @@ class Idempotency:
             response = faulted.response
             fault = response.fault
             if fault is not None and fault.committed and hold.record is not None:
+                now = store.clock.now()
                 store.idempotency.answered(
-                    hold,
-                    state.operation,
-                    response.status,
-                    response.headers,
-                    response.body,
-                    state.arrived,
+                    hold, state.operation, response.status, response.headers, response.body, now
                 )
             raise
         finally:
