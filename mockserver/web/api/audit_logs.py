@@ -36,7 +36,7 @@ async def create_export(request: Request) -> Response:
     call = await call_of(request, "audit:read", JSON_BODY)
     store, world = call.store, call.world
     job = exports.create(
-        world, call.region, call.body, call.principal.actor, call.now, store.secret
+        world, call.region, call.body, call.principal.actor, call.now(), store.secret
     )
     store.export_worlds[job.id] = world
     return answer(orjson.dumps(views.export_job(job)), 202)

@@ -4,7 +4,7 @@ read the query and the body, and render the answer.
 An endpoint is a plain async function: `call = await call_of(request, scope, body)` checks the
 request in the order the real service does (the credential and its permission: 401, 403; a
 repeated query parameter: 422; then the body it takes: 400, 413), all on the caller the
-`Authentication` middleware resolved; it then calls its domain function with `call.now` and
+`Authentication` middleware resolved; it then calls its domain function with `call.now()` and
 returns `answer(...)`. An error goes up to the `Errors` middleware, which renders the envelope.
 The few endpoints without a bearer credential (OAuth, an export's download, the OpenAPI
 document) read what they need with `query_of` and `form_of`.
@@ -42,13 +42,11 @@ _JSON_TYPE = (b"content-type", JSON.encode())
 class Call:
     """One authenticated operation's request: its sandbox, its caller and the caller's world,
     the routed region (the caller's default when none is), its path parameters, query (one
-    value per name, and every pair in order) and parsed body. `now` is the request's time on
-    the mock clock in whole seconds, as resources record it: the `arrived` the journal step
-    read, after which it ran the timers then due."""
+    value per name, and every pair in order) and parsed body."""
 
     __slots__ = (
+        "_now",
         "body",
-        "now",
         "params",
         "principal",
         "query",
@@ -78,7 +76,17 @@ class Call:
         self.params = params
         self.query, self.query_pairs = query
         self.body: Any = None
-        self.now = int(state.arrived)
+        self._now: int | None = None
+
+    def now(self) -> int:
+        """The operation's time on the mock clock, taken on the first call: timers due by then
+        run first. Endpoints call it right before the domain operation, after the body was
+        read, so an operation never writes with a time read before other requests could run."""
+        if self._now is None:
+            store = self.store
+            store.scheduler.run_due()
+            self._now = int(store.clock.now())  # whole seconds, as resources record time
+        return self._now
 
     def base_url(self) -> str:
         """The URL the request came to, up to the API's root, without a trailing slash."""

@@ -20,7 +20,7 @@ async def create_document(request: Request) -> Response:
     """`POST /v1/documents`."""
     call = await call_of(request, "documents:write", JSON_BODY)
     limits, actor = call.store.limits, call.principal.actor
-    doc = documents.create(call.world, call.region, call.body, limits, actor, call.now)
+    doc = documents.create(call.world, call.region, call.body, limits, actor, call.now())
     return answer(orjson.dumps(views.document_created(doc)), 201)
 
 
@@ -35,5 +35,5 @@ async def delete_document(request: Request) -> Response:
     """`DELETE /v1/documents/{doc_id}`."""
     call = await call_of(request, "documents:write")
     actor = call.principal.actor
-    doc = documents.delete(call.world, call.region, call.params["doc_id"], actor, call.now)
+    doc = documents.delete(call.world, call.region, call.params["doc_id"], actor, call.now())
     return answer(orjson.dumps(views.deleted(doc.id, "document")))

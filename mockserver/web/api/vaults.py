@@ -21,7 +21,7 @@ async def create_vault(request: Request) -> Response:
     """`POST /v1/vaults`."""
     call = await call_of(request, "vaults:write", JSON_BODY)
     limits, actor = call.store.limits, call.principal.actor
-    vault = vaults.create(call.world, call.region, call.body, limits, actor, call.now)
+    vault = vaults.create(call.world, call.region, call.body, limits, actor, call.now())
     return answer(orjson.dumps(views.vault_created(vault)), 201)
 
 

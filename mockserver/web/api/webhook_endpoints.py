@@ -28,7 +28,7 @@ async def create_endpoint(request: Request) -> Response:
         engine.book(world),
         call.body,
         call.principal.actor,
-        call.now,
+        call.now(),
         strict=engine.strict_urls,
     )
     return answer(orjson.dumps(endpoints.endpoint_created(created)), 201)
@@ -39,5 +39,5 @@ async def delete_endpoint(request: Request) -> Response:
     call = await call_of(request, "webhooks:write")
     book = call.sandbox.webhooks.book(call.world)
     endpoint_id, actor = call.params["endpoint_id"], call.principal.actor
-    deleted = endpoints.delete(call.world, book, endpoint_id, actor, call.now)
+    deleted = endpoints.delete(call.world, book, endpoint_id, actor, call.now())
     return answer(orjson.dumps(views.deleted(deleted.id, "webhook_endpoint")))

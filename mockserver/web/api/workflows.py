@@ -14,7 +14,7 @@ async def create_workflow(request: Request) -> Response:
     """`POST /v1/workflows`."""
     call = await call_of(request, "workflows:write", JSON_BODY)
     limits, actor = call.store.limits, call.principal.actor
-    workflow = workflows.create(call.world, call.region, call.body, limits, actor, call.now)
+    workflow = workflows.create(call.world, call.region, call.body, limits, actor, call.now())
     return answer(orjson.dumps(views.workflow_created(workflow)), 201)
 
 
@@ -34,6 +34,6 @@ async def advance_workflow(request: Request) -> Response:
         call.params["workflow_id"],
         call.body,
         call.principal.actor,
-        call.now,
+        call.now(),
     )
     return answer(orjson.dumps(views.workflow_advanced(workflow)))
