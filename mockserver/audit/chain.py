@@ -21,8 +21,15 @@ from typing import Any, overload
 
 import orjson
 
-from mockserver.audit.event import AuditEvent
-from mockserver.audit.log import GENESIS, SeededLog, canonical, digest, halves, served_bytes
+from mockserver.audit.log import (
+    GENESIS,
+    AuditEvent,
+    SeededLog,
+    canonical,
+    digest,
+    halves,
+    served_bytes,
+)
 from mockserver.core.clock import parse_ts
 from mockserver.core.cursors import CursorCodec
 from mockserver.core.errors import ValidationError

@@ -1,4 +1,7 @@
-"""How audit events are serialized and hashed, and the compact store of a seeded history.
+"""One audit event (`AuditEvent`), how events are serialized and hashed, and the compact store
+of a seeded history.
+
+Every API write makes one `AuditEvent`; its fields are `Final`: mypy holds them read-only.
 
 A large seed's history is half a million events: kept as served bytes and objects it took over
 a GiB. A `SeededLog` keeps what filters read in columns (times in an `array`, type, actor and
@@ -13,7 +16,7 @@ import functools
 import hashlib
 from array import array
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any, Final, cast, final
 
 import orjson
 
@@ -64,6 +67,67 @@ def served_bytes(head: bytes, tail: bytes, digest: bytes) -> bytes:
     """The event as served, `hash` spliced in. Joining yields bytes of exactly their size:
     orjson (3.12 and later) returns buffers several KiB larger than their content."""
     return b"".join((head, b',"hash":"', digest.hex().encode(), b'",', tail))
+
+
+@final
+class AuditEvent:
+    """An immutable, hash-chained event. `raw` is the event exactly as served (JSON bytes). Events
+    written through the API are kept as these; seeded ones are columns made into one on access
+    (`audit_log.SeededLog`)."""
+
+    __slots__ = ("actor", "at", "hash", "id", "raw", "resource_id", "seq", "type")
+
+    def __init__(
+        self,
+        seq: int,
+        id: str,
+        type: str,
+        actor: str,
+        at: int,
+        resource_id: str,
+        hash: str,
+        raw: bytes,
+    ) -> None:
+        self.seq: Final = seq
+        self.id: Final = id
+        self.type: Final = type
+        self.actor: Final = actor
+        self.at: Final = at
+        self.resource_id: Final = resource_id
+        self.hash: Final = hash
+        self.raw: Final = raw
+
+    def _fields(self) -> tuple[int, str, str, str, int, str, str, bytes]:
+        return (
+            self.seq,
+            self.id,
+            self.type,
+            self.actor,
+            self.at,
+            self.resource_id,
+            self.hash,
+            self.raw,
+        )
+
+    def replace(self, *, raw: bytes) -> AuditEvent:
+        """The same event with other served bytes: how tests corrupt a chain."""
+        return AuditEvent(
+            self.seq, self.id, self.type, self.actor, self.at, self.resource_id, self.hash, raw
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AuditEvent):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        names = ("seq", "id", "type", "actor", "at", "resource_id", "hash", "raw")
+        values: tuple[Any, ...] = self._fields()
+        shown = ", ".join(f"{name}={value!r}" for name, value in zip(names, values, strict=True))
+        return f"AuditEvent({shown})"
 
 
 class SeededLog:

@@ -120,11 +120,14 @@ class Scheduler:
 
     # -- synchronous: coroutines go to the background ------------------------------------
 
-    def run_due(self) -> int:
-        """Run every timer already due (the followers' too); the number run."""
+    def run_due(self, now: float | None = None) -> int:
+        """Run every timer already due (the followers' too); the number run. `now`: the clock's
+        time as the caller read it (a request's `arrived`), else the clock is read."""
         ran = 0
-        if self._heap and self._heap[0].due <= self._clock.now():
-            ran = self._run_own_until(self._clock.now())
+        if now is None:
+            now = self._clock.now()
+        if self._heap and self._heap[0].due <= now:
+            ran = self._run_own_until(now)
         for follower in self.followers:
             ran += follower.run_due()
         return ran

@@ -18,13 +18,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mockserver.audit.chain import AuditChain
-from mockserver.audit.event import AuditEvent
+from mockserver.audit.log import AuditEvent
 from mockserver.core.clock import Clock, parse_ts
 from mockserver.core.config import DEFAULT_START_TIME
 from mockserver.core.cursors import CursorCodec
 from mockserver.core.ids import IdFactory
 from mockserver.core.scheduler import Scheduler
-from mockserver.core.sharded import ShardedDict
 from mockserver.domain.auth import Principal, bearer_token, principal_for_key
 from mockserver.domain.idempotency import IdempotencyStore
 from mockserver.domain.models import (
@@ -64,7 +63,7 @@ class RegionData:
     def __init__(self) -> None:
         self.vaults: dict[str, Vault] = {}
         self.vault_order: list[Vault] = []
-        self.documents: ShardedDict[Document] = ShardedDict()  # one entry per document
+        self.documents: dict[str, Document] = {}  # one entry per document
         self.doc_order: list[Document] = []  # ascending seq; soft-deleted ones stay
         self.docs_by_vault: dict[str, list[Document]] = {}
         self.workflows: dict[str, Workflow] = {}

@@ -4,6 +4,13 @@ One function per shape the spec lists, so handlers and (later) webhook payloads 
 resource the same way. Documents are read far more than changed, so their list item and detail
 are also kept rendered (`*_json`, the bytes orjson makes of the dict), cleared by every change
 (`World.writable_document`): a page is then a join of cached bytes.
+
+Bytes kept for a long time are compacted to their size. orjson (3.12 and later) returns bytes
+objects whose allocation is a block of a fixed size, much larger than a typical answer,
+whatever the content. That is free for an answer sent and dropped, and costly for bytes the
+mock holds on to: a document's cached rendering, a journal entry, a webhook envelope.
+`compacted` copies bytes into an object of exactly their length; every place that stores bytes
+orjson made (or bytes that may be them) passes them through it.
 """
 
 from __future__ import annotations
@@ -14,8 +21,17 @@ from typing import Any
 import orjson
 
 from mockserver.core.clock import format_ts
-from mockserver.domain.compacted import dumps_compacted
 from mockserver.domain.models import ENCRYPTION, Document, ExportJob, Vault, Workflow
+
+
+def compacted(raw: bytes) -> bytes:
+    """`raw` in an object of exactly its size (a copy; small next to the block it frees)."""
+    return bytes(memoryview(raw))
+
+
+def dumps_compacted(value: Any, option: int | None = None) -> bytes:
+    """`orjson.dumps(value, option=option)`, for bytes that are stored."""
+    return compacted(orjson.dumps(value, option=option))
 
 
 def vault_created(vault: Vault) -> dict[str, Any]:

@@ -18,7 +18,7 @@ import orjson
 
 from mockserver.core.clock import format_ts
 from mockserver.domain.auth import Principal, mask
-from mockserver.domain.compacted import compacted
+from mockserver.domain.views import compacted
 from mockserver.engine.explain import Explain, Refusal, explanation, replayed
 from mockserver.engine.request import BodyReader, Request, Response
 

@@ -23,9 +23,9 @@ unknown URL.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from ipaddress import AddressValueError, IPv6Address
-from typing import Any, final
+from typing import Any, cast, final
 from urllib.parse import parse_qsl, urlunsplit
 
 import orjson
@@ -260,6 +260,67 @@ class Response:
 
 # A way in: a request, then its answer (the app below a durable log, as a trigger calls it).
 Serve = Callable[[Request], Awaitable[Response]]
+
+
+# -- an ASGI request as a `Request` (the HTTP layer's way in) ----------------------------
+
+
+def body_reader(receive: Callable[[], Awaitable[Mapping[str, Any]]]) -> BodyReader:
+    """A reader of the body `receive` gives: at most `cap` + 1 bytes, or Disconnected."""
+
+    async def read(cap: int) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                raise Disconnected()
+            chunk: bytes = message.get("body", b"")
+            if chunk:
+                size += len(chunk)
+                chunks.append(chunk)
+                if size > cap:
+                    break
+            if not message.get("more_body", False):
+                break
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    return read
+
+
+def asgi_header_lines(headers: Any) -> HeaderLines:
+    """The scope's headers as a list of (bytes, bytes) tuples: themselves when they are one
+    (uvicorn's and httpx's are), else a copy of any iterable of two-item iterables the ASGI
+    spec allows."""
+    if type(headers) is list:
+        for pair in headers:
+            if (
+                type(pair) is not tuple
+                or len(pair) != 2
+                or type(pair[0]) is not bytes
+                or type(pair[1]) is not bytes
+            ):
+                break
+        else:
+            return cast(HeaderLines, headers)
+    return [(bytes(name), bytes(value)) for name, value in headers]
+
+
+def request_of(scope: Mapping[str, Any]) -> Request:
+    """The sandbox's request for an ASGI HTTP scope (its body read apart)."""
+    client = scope.get("client")
+    server = scope.get("server")
+    return Request.of(
+        scope["method"],
+        scope["path"],
+        asgi_header_lines(scope.get("headers") or []),
+        scope.get("query_string", b""),
+        b"",
+        (client[0], client[1]) if client else None,
+        scope.get("scheme", "http"),
+        (server[0], server[1]) if server else None,
+        scope.get("root_path", ""),
+    )
 
 
 MAX_BODY = 1024 * 1024  # bytes of a request body; past it the answer is 413

@@ -1,85 +1,23 @@
-"""ASGI and the sandbox's values, both ways: an ASGI request becomes a `Request` and the
-sandbox's `Response` becomes ASGI messages (`send_response`); a `Request` is answered by an
-ASGI app (`answer`: what `Sandbox.handle`, a durable log's replay and a trigger's own requests
-enter through). Nothing here decides how the API behaves; that is the middleware's (`app.py`).
-
-The body is handed over as a reader, so the sandbox reads it when the request's turn comes (a
-keyed POST holds its key while a slow body arrives).
+"""ASGI and the sandbox's values, both ways: the sandbox's `Response` becomes ASGI messages
+(`send_response`); a `Request` is answered by an ASGI app (`answer`: what `Sandbox.handle`, a
+durable log's replay and a trigger's own requests enter through). Nothing here decides how the
+API behaves; that is the middleware's (`app.py`). An ASGI request becomes a `Request` in
+`engine/request.py` (`request_of`, `body_reader`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.engine.request import (
-    BodyReader,
-    Disconnected,
     HeaderLines,
     Request,
     Response,
+    asgi_header_lines,
 )
 from mockserver.engine.transport_error import TransportFaultError
-
-
-def body_reader(receive: Receive) -> BodyReader:
-    """A reader of the body `receive` gives: at most `cap` + 1 bytes, or Disconnected."""
-
-    async def read(cap: int) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                raise Disconnected()
-            chunk: bytes = message.get("body", b"")
-            if chunk:
-                size += len(chunk)
-                chunks.append(chunk)
-                if size > cap:
-                    break
-            if not message.get("more_body", False):
-                break
-        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-    return read
-
-
-def header_lines(headers: Any) -> HeaderLines:
-    """The scope's headers as a list of (bytes, bytes) tuples: themselves when they are one
-    (uvicorn's and httpx's are), else a copy of any iterable of two-item iterables the ASGI
-    spec allows."""
-    if type(headers) is list:
-        for pair in headers:
-            if (
-                type(pair) is not tuple
-                or len(pair) != 2
-                or type(pair[0]) is not bytes
-                or type(pair[1]) is not bytes
-            ):
-                break
-        else:
-            return cast(HeaderLines, headers)
-    return [(bytes(name), bytes(value)) for name, value in headers]
-
-
-def request_of(scope: Scope) -> Request:
-    """The sandbox's request for an ASGI HTTP scope (its body read apart)."""
-    client = scope.get("client")
-    server = scope.get("server")
-    return Request.of(
-        scope["method"],
-        scope["path"],
-        header_lines(scope.get("headers") or []),
-        scope.get("query_string", b""),
-        b"",
-        (client[0], client[1]) if client else None,
-        scope.get("scheme", "http"),
-        (server[0], server[1]) if server else None,
-        scope.get("root_path", ""),
-    )
 
 
 def scope_of(request: Request) -> Scope:
@@ -111,7 +49,7 @@ async def call_editing(
 
     async def edited(message: Message) -> None:
         if message["type"] == "http.response.start":
-            message = {**message, "headers": edit(header_lines(message["headers"]))}
+            message = {**message, "headers": edit(asgi_header_lines(message["headers"]))}
         await send(message)
 
     try:
@@ -132,7 +70,7 @@ async def capture(app: ASGIApp, scope: Scope, receive: Receive) -> Response:
         nonlocal status, headers
         if message["type"] == "http.response.start":
             status = message["status"]
-            headers = header_lines(message.get("headers") or [])
+            headers = asgi_header_lines(message.get("headers") or [])
         elif message["type"] == "http.response.body":
             chunks.append(message.get("body", b""))
 

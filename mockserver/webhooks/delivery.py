@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mockserver.audit.chain import SYSTEM
-from mockserver.audit.event import AuditEvent
+from mockserver.audit.log import AuditEvent
 from mockserver.core.errors import Conflict, NotFound
 from mockserver.core.ids import IdFactory
 from mockserver.core.scheduler import Commit, Work

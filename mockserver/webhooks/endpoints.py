@@ -22,8 +22,8 @@ from mockserver.core.clock import format_ts
 from mockserver.core.errors import Conflict, NotFound, ValidationError
 from mockserver.core.ids import IdFactory
 from mockserver.domain import validation as v
-from mockserver.domain.compacted import dumps_compacted
 from mockserver.domain.store import World
+from mockserver.domain.views import dumps_compacted
 from mockserver.domain.webhook_rules import (
     ENDPOINTS_MAX,
     EVENT_TYPES,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mockserver.audit.event import AuditEvent
+from mockserver.audit.log import AuditEvent
 from mockserver.core.containers import DictOf, ListOf, Opt, Tuple
 from mockserver.core.kinds import Bool, Bytes, Int, Invalid, Json, Reader, Str
 from mockserver.domain.models import (

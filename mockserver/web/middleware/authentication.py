@@ -29,10 +29,9 @@ from mockserver.domain.auth import Principal, credential_headers
 from mockserver.domain.models import ApiKey
 from mockserver.domain.ratelimit import forced_refusal
 from mockserver.engine.journal import RequestState
-from mockserver.engine.request import CONTROL_PLANE, HeaderLines, routed_region
+from mockserver.engine.request import CONTROL_PLANE, HeaderLines, asgi_header_lines, routed_region
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import header_lines
 from mockserver.web.middleware.errors import refuse
 
 # Routes that take no bearer credential: always limited by client address.
@@ -59,7 +58,7 @@ class AccountSandbox:
             path: str = scope["path"]
             tenants = sandbox.tenants
             if tenants is not None and tenants.by_id and not path.startswith(CONTROL_PLANE):
-                headers = header_lines(scope.get("headers") or [])
+                headers = asgi_header_lines(scope.get("headers") or [])
                 sandbox = tenants.owner(headers, path) or sandbox
             scope.setdefault("state", {})["sandbox"] = sandbox
         await self.app(scope, receive, send)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mockserver.engine.request import Disconnected, Request, Response
+from mockserver.engine.request import Disconnected, Request, Response, body_reader, request_of
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import answer, body_reader, request_of, send_response
+from mockserver.web.adapter import answer, send_response
 
 
 class DurableLog:

@@ -7,7 +7,8 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mockserver.engine.control_plane.health import HEALTH, health, is_health_check
-from mockserver.web.adapter import request_of, send_response
+from mockserver.engine.request import request_of
+from mockserver.web.adapter import send_response
 
 
 class Health:

@@ -20,10 +20,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mockserver.core.clock import http_date
 from mockserver.engine.explain import header_value, replayed
 from mockserver.engine.journal import Answered, Entry, RequestState
-from mockserver.engine.request import CONTROL_PLANE, Disconnected, HeaderLines, Response
+from mockserver.engine.request import (
+    CONTROL_PLANE,
+    Disconnected,
+    HeaderLines,
+    Response,
+    body_reader,
+    request_of,
+)
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import body_reader, request_of
 
 
 class RequestJournal:
@@ -49,7 +55,7 @@ class RequestJournal:
             entry = sandbox.journal.open(arrived, request.method, request.path, query, seen)
         started = perf_counter()
         path_region, path = _split_region(request.path)
-        store.scheduler.run_due()  # real clock: timers that fell due since the last request
+        store.scheduler.run_due(arrived)  # real clock: timers that fell due since the last request
         request_id = (sandbox.control_ids if control else store.request_ids).new("req_")
         reader = body_reader(receive)
         state = RequestState(request, path, path_region, request_id, reader, entry, arrived)

@@ -1,6 +1,6 @@
 """What the mock holds for a long time is compacted to its size: orjson's output sits in a block of
 about 4 KiB whatever its length, so bytes that are stored (an idempotent replay, a document's
-rendering, the journal, a webhook envelope) are copied out of it (mockserver/domain/compacted.py),
+rendering, the journal, a webhook envelope) are copied out of it (`compacted`, domain/views.py),
 and a stored response is one bytes object (domain/idempotency.py `pack_response`)."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pytest
 from starlette.applications import Starlette
 
 from mockserver.core.config import Settings
-from mockserver.domain.compacted import compacted, dumps_compacted
 from mockserver.domain.idempotency import pack_response, unpack_response
+from mockserver.domain.views import compacted, dumps_compacted
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
 from tests.support.keys import auth
