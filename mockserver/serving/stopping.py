@@ -47,5 +47,7 @@ class AnswerWhenStopped:
             # No request id: the request's own went with the steps that were cancelled.
             response = render_error(ServiceUnavailable(STOPPING), "")
             headers = [*response.headers, (b"connection", b"close")]
-            await send({"type": "http.response.start", "status": 503, "headers": headers})
+            await send(
+                {"type": "http.response.start", "status": response.status, "headers": headers}
+            )
             await send({"type": "http.response.body", "body": response.body})

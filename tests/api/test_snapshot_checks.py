@@ -18,6 +18,7 @@ from mockserver.testing.inprocess import inprocess_client
 from mockserver.web.app import create_app
 from tests.support.api import assert_envelope
 from tests.support.keys import auth
+from tests.support.snapshot_files import first_record
 
 Edit = Callable[[dict[str, Any]], None]
 
@@ -108,20 +109,6 @@ def test_an_accounts_own_file_still_restores(mock: httpx.Client) -> None:
 # -- times ---------------------------------------------------------------------------------
 
 
-def first(data: Any, tag: str) -> dict[str, Any]:
-    """The first record of `tag` in the file, depth first."""
-    stack = [data]
-    while stack:
-        item = stack.pop(0)
-        if isinstance(item, dict):
-            if item.get("$") == tag:
-                return item
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    raise LookupError(tag)
-
-
 def busy(client: httpx.Client) -> dict[str, Any]:
     """A file of a sandbox with a workflow, a keyed document, a webhook delivery waiting and a
     request journal."""
@@ -143,7 +130,7 @@ def clock_at(seconds: float) -> Edit:
 
 
 def record_field(tag: str, name: str, value: Any) -> Edit:
-    return lambda data: first(data, tag).update({name: value})
+    return lambda data: first_record(data, tag).update({name: value})
 
 
 TIMES: list[tuple[str, Edit, str]] = [
@@ -178,7 +165,7 @@ def test_the_last_second_of_9999_is_a_time_and_the_clock_stops_there(mock: httpx
     """A file at the last second a timestamp can show restores and serves; the clock does not
     move past it, and a timer due after it waits (it is only compared with the clock)."""
     data = edited(busy(mock), clock_at(253_402_300_799))
-    first(data, "Timer")["due"] = 1e12
+    first_record(data, "Timer")["due"] = 1e12
     ok = mock.post("/_mock/snapshots/upload", params={"name": "end"}, content=orjson.dumps(data))
     assert ok.status_code == 201, ok.text
     assert mock.post("/_mock/snapshots/end/restore").status_code == 200
@@ -240,12 +227,12 @@ REFERENCES: list[tuple[str, Edit, str]] = [
     ),
     (
         "a webhook book under another world",
-        lambda d: first(d, "WebhookBook").update(environment="live"),
+        lambda d: first_record(d, "WebhookBook").update(environment="live"),
         "webhooks.books",
     ),
     (
         "a journal entry of an account the file does not have",
-        lambda d: first(d, "Entry").update(account="acct_nobody"),
+        lambda d: first_record(d, "Entry").update(account="acct_nobody"),
         "acct_nobody",
     ),
 ]
@@ -265,7 +252,7 @@ def kept_answer(edit: Callable[[bytes], bytes]) -> Edit:
     """An edit of the first idempotency record's stored answer (as bytes)."""
 
     def change(data: dict[str, Any]) -> None:
-        record = first(data, "Record")
+        record = first_record(data, "Record")
         record["response"] = edit(record["response"].encode()).decode()
 
     return change

@@ -23,6 +23,7 @@ from mockserver.web.app import create_app
 from tests.support.api import assert_envelope
 from tests.support.keys import auth
 from tests.support.scenarios import alias_bomb, load
+from tests.support.snapshot_files import first_record
 
 Edit = Callable[[dict[str, Any]], None]
 
@@ -83,20 +84,6 @@ def _world(data: dict[str, Any]) -> dict[str, Any]:
     return world
 
 
-def _first_record(data: Any, tag: str) -> dict[str, Any]:
-    """The first record of `tag` in the file, depth first."""
-    stack = [data]
-    while stack:
-        item = stack.pop(0)
-        if isinstance(item, dict):
-            if item.get("$") == tag:
-                return item
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    raise LookupError(tag)
-
-
 def test_the_unchanged_file_is_accepted(client: httpx.Client, saved: dict[str, Any]) -> None:
     """The edits below start from a file that loads: what refuses them is the edit."""
     ok = client.post("/_mock/snapshots/upload", params={"name": "ok"}, content=orjson.dumps(saved))
@@ -108,39 +95,37 @@ def test_the_unchanged_file_is_accepted(client: httpx.Client, saved: dict[str, A
 CRAFTED: list[tuple[str, Edit, str]] = [
     (
         "a class of the package by name",
-        lambda d: _first_record(d, "Vault").update(
-            {"$": "mockserver.engine.durable.wal.LogWriter"}
-        ),
+        lambda d: first_record(d, "Vault").update({"$": "mockserver.engine.durable.wal.LogWriter"}),
         "must be a Vault",
     ),
     (
         "a class of the package by its short name",
-        lambda d: _first_record(d, "Timer").update({"$": "LogWriter", "path": "/tmp/pwned"}),
+        lambda d: first_record(d, "Timer").update({"$": "LogWriter", "path": "/tmp/pwned"}),
         "must be a Timer",
     ),
     (
         "a record of another place",
-        lambda d: _first_record(d, "Vault").update({"$": "Document"}),
+        lambda d: first_record(d, "Vault").update({"$": "Document"}),
         "must be a Vault",
     ),
     (
         "a field the record does not have",
-        lambda d: _first_record(d, "Document").update({"__class__": "os.system"}),
+        lambda d: first_record(d, "Document").update({"__class__": "os.system"}),
         "does not have: '__class__'",
     ),
     (
         "a field missing",
-        lambda d: _first_record(d, "Document").pop("title"),
+        lambda d: first_record(d, "Document").pop("title"),
         "lacks the field 'title'",
     ),
     (
         "a reference to nothing",
-        lambda d: _first_record(d, "Timer").update({"action": {"$ref": 99999}}),
+        lambda d: first_record(d, "Timer").update({"action": {"$ref": 99999}}),
         "not written before it",
     ),
     (
         "a document in a vault that does not exist",
-        lambda d: _first_record(d, "Document").update({"vault_id": "vault_nowhere"}),
+        lambda d: first_record(d, "Document").update({"vault_id": "vault_nowhere"}),
         "vault_nowhere",
     ),
     (
@@ -150,7 +135,7 @@ CRAFTED: list[tuple[str, Edit, str]] = [
     ),
     (
         "a lock timer of a document that does not exist",
-        lambda d: _first_record(d, "Lock").update({"doc_id": "doc_nowhere"}),
+        lambda d: first_record(d, "Lock").update({"doc_id": "doc_nowhere"}),
         "doc_nowhere",
     ),
     (
@@ -160,27 +145,27 @@ CRAFTED: list[tuple[str, Edit, str]] = [
     ),
     (
         "a huge number",
-        lambda d: _first_record(d, "Document").update({"created_at": 9 * 10**18}),
+        lambda d: first_record(d, "Document").update({"created_at": 9 * 10**18}),
         "must be a time",
     ),
     (
         "a negative count",
-        lambda d: _first_record(d, "Vault").update({"lock_after": -1}),
+        lambda d: first_record(d, "Vault").update({"lock_after": -1}),
         "whole number",
     ),
     (
         "a string where a number goes",
-        lambda d: _first_record(d, "Timer").update({"due": "soon"}),
+        lambda d: first_record(d, "Timer").update({"due": "soon"}),
         "finite number",
     ),
     (
         "a status the API does not have",
-        lambda d: _first_record(d, "Document").update({"status": "shredded"}),
+        lambda d: first_record(d, "Document").update({"status": "shredded"}),
         "must be one of",
     ),
     (
         "metadata nested too deep",
-        lambda d: _first_record(d, "Document").update({"metadata": {"a": _nested(64)}}),
+        lambda d: first_record(d, "Document").update({"metadata": {"a": _nested(64)}}),
         "nested more than",
     ),
     (
@@ -195,7 +180,7 @@ CRAFTED: list[tuple[str, Edit, str]] = [
     ),
     (
         "a scenario text that does not load",
-        lambda d: _first_record(d, "Loaded")["scenario"].update({"text": "rules: [oops"}),
+        lambda d: first_record(d, "Loaded")["scenario"].update({"text": "rules: [oops"}),
         "does not load",
     ),
     (
@@ -275,7 +260,7 @@ def test_a_file_edited_by_hand_loads_without_its_checksum(
     client: httpx.Client, saved: dict[str, Any]
 ) -> None:
     def rename(data: dict[str, Any]) -> None:
-        _first_record(data, "Vault")["name"] = "Renamed by hand"
+        first_record(data, "Vault")["name"] = "Renamed by hand"
 
     uploaded = client.post(
         "/_mock/snapshots/upload", params={"name": "edited"}, content=_edited(saved, rename)
@@ -294,7 +279,7 @@ def test_a_scenario_text_with_yaml_aliases_is_refused(api: httpx.Client) -> None
     api.post("/_mock/snapshots", json={"name": "one_rule"})
     data = orjson.loads(api.get("/_mock/snapshots/one_rule/download").content)
     data.pop("sha256")
-    _first_record(data, "Loaded")["scenario"]["text"] = alias_bomb(6)
+    first_record(data, "Loaded")["scenario"]["text"] = alias_bomb(6)
     message = _refused(api, orjson.dumps(data), "YAML aliases are not allowed")
     assert "<inline>:9: " in message
 
@@ -369,5 +354,5 @@ def test_the_published_schema_describes_the_file(
     Draft202012Validator.check_schema(schema)
     Draft202012Validator(schema).validate(saved)
     refused = copy.deepcopy(saved)
-    _first_record(refused, "Document")["status"] = "shredded"
+    first_record(refused, "Document")["status"] = "shredded"
     assert not Draft202012Validator(schema).is_valid(refused)

@@ -25,6 +25,7 @@ import orjson
 import pytest
 
 from tests.support.durable import DurableServer
+from tests.support.snapshot_files import first_record
 
 Edit = Callable[["Files"], tuple[str, dict[str, Any]]]  # -> (the sandbox's /_mock base, file)
 LOG_MAX = "0.000001"  # MiB: one byte, so every request is followed by a compaction
@@ -93,20 +94,6 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
         server.stop()
 
 
-def first(data: Any, tag: str) -> dict[str, Any]:
-    """The first record of `tag` in the file, depth first."""
-    stack = [data]
-    while stack:
-        item = stack.pop(0)
-        if isinstance(item, dict):
-            if item.get("$") == tag:
-                return item
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    raise LookupError(tag)
-
-
 def added(data: dict[str, Any], kind: str) -> dict[str, Any]:
     for _, world in data["state"]["worlds"]:
         for region in world["regions"].values():
@@ -126,7 +113,7 @@ def server_edit(change: Callable[[dict[str, Any]], Any]) -> Edit:
 
 
 def record_edit(tag: str, **fields: Any) -> Edit:
-    return server_edit(lambda data: first(data, tag).update(fields))
+    return server_edit(lambda data: first_record(data, tag).update(fields))
 
 
 def other_accounts_file(files: Files) -> tuple[str, dict[str, Any]]:
@@ -176,7 +163,7 @@ def clock_at(seconds: float) -> Edit:
 
 
 def set_cookie(data: dict[str, Any]) -> None:
-    record = first(data, "Record")
+    record = first_record(data, "Record")
     line = "\r\nset-cookie: mock_admin_token=attacker; Path=/_mock\r\n\r\n"
     record["response"] = record["response"].replace("\r\n\r\n", line, 1)
 
@@ -320,7 +307,7 @@ def test_a_gzipped_file_of_much_white_space_restores_and_the_state_dir_starts(
     pass as indented text (the bound is 6 times the size) and would not as compact JSON."""
     client, server = running.client, running.server
     data = running.files.of_server()
-    first(data, "Document")["metadata"] = {"many": [1] * 2_000_000}
+    first_record(data, "Document")["metadata"] = {"many": [1] * 2_000_000}
     text = json.dumps(data, indent=40).encode()
     uploaded = client.post(
         "/_mock/snapshots/upload", params={"name": "spacious"}, content=gzip.compress(text, 1)

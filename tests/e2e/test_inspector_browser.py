@@ -10,7 +10,6 @@ wait. Screenshots go to a temporary folder, or to `docs/screenshots` with
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,27 +23,14 @@ from mockserver.core.config import Settings
 from mockserver.testing.live import LiveServer
 from mockserver.testing.receiver import WebhookReceiver, closed_port
 from mockserver.web.app import create_app
+from tests.support.browser import ARGS, CHROMIUM, NO_CHROMIUM, WAIT_MS
 from tests.support.keys import auth
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 expect = playwright_sync.expect
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="Debian's chromium is not installed (make test installs it)"
-)
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 VIEWPORT = {"width": 1280, "height": 800}
-WAIT_MS = 10_000  # the longest any expectation waits (live refresh polls once a second)
 
 
 @pytest.fixture(scope="module")

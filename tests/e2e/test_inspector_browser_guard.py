@@ -13,7 +13,6 @@ headers keep the inspector out of its frame.
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,25 +26,12 @@ from starlette.routing import Route
 from mockserver.core.config import Settings
 from mockserver.testing.live import LiveServer
 from mockserver.web.app import create_app
+from tests.support.browser import ARGS, CHROMIUM, NO_CHROMIUM, WAIT_MS
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 expect = playwright_sync.expect
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="Debian's chromium is not installed (make test installs it)"
-)
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-WAIT_MS = 10_000
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 
 
 @pytest.fixture(scope="module")
