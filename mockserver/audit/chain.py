@@ -33,7 +33,6 @@ from mockserver.audit.log import (
 from mockserver.core.clock import parse_ts
 from mockserver.core.cursors import CursorCodec
 from mockserver.core.errors import ValidationError
-from mockserver.core.sharded import ShardedDict
 
 __all__ = [
     "EMPTY_LOG",
@@ -63,7 +62,7 @@ class AuditChain:
         self._load = base if callable(base) and not isinstance(base, SeededLog) else None
         self._source = self._load  # what builds the seeded part, kept once it has
         self._tail: list[AuditEvent] = []  # written since the seed, oldest first
-        self._index: ShardedDict[list[int]] = ShardedDict()  # resource id -> positions in _tail
+        self._index: dict[str, list[int]] = {}  # resource id -> positions in _tail
         self._overrides: dict[int, bytes] = {}  # seeded bytes replaced (tests corrupt a chain)
 
     @property
@@ -77,7 +76,7 @@ class AuditChain:
         return self._overrides
 
     @property
-    def index(self) -> ShardedDict[list[int]]:
+    def index(self) -> dict[str, list[int]]:
         """Resource id -> positions in `tail` of the events that name it (do not modify)."""
         return self._index
 
@@ -86,7 +85,7 @@ class AuditChain:
         cls,
         source: Callable[[], SeededLog] | None,
         tail: list[AuditEvent],
-        index: ShardedDict[list[int]],
+        index: dict[str, list[int]],
         overrides: dict[int, bytes],
     ) -> AuditChain:
         """A chain as a snapshot saved it: `source` (its seeded part, built on first need),

@@ -21,7 +21,6 @@ from typing import Any
 from mockserver.audit.chain import EMPTY_LOG, AuditChain
 from mockserver.core.containers import DictOf, ListOf
 from mockserver.core.kinds import Bool, Bytes, Invalid, Kind, Reader, Writer
-from mockserver.core.sharded import ShardedDict
 from mockserver.domain.models import REGIONS, Document, Vault, Workflow
 from mockserver.domain.store import RegionData, World, _swap
 from mockserver.engine.snapshots.kinds import Rec
@@ -84,7 +83,7 @@ def _chain(chain: AuditChain, region: str, out: Writer) -> dict[str, Any]:
     return {
         "seeded": seeded,
         "events": _EVENTS.encode(chain.tail, out),
-        "index": _INDEX.encode(dict(chain.index.items()), out),
+        "index": _INDEX.encode(chain.index, out),
         "replaced": _OVERRIDES.encode(chain.overrides, out),
     }
 
@@ -230,10 +229,9 @@ def _read_chain(world: World, region: str, data: Any, into: Reader) -> AuditChai
     positions = _INDEX.decode(data["index"], into)
     if any(p >= len(tail) for found in positions.values() for p in found):
         raise Invalid("the index names an event the chain does not have")
-    index: ShardedDict[list[int]] = ShardedDict()
-    for resource_id, found in positions.items():
-        index[resource_id] = found
-    return AuditChain.restored(source, tail, index, _OVERRIDES.decode(data["replaced"], into))
+    return AuditChain.restored(
+        source, tail, dict(positions), _OVERRIDES.decode(data["replaced"], into)
+    )
 
 
 # -- the world record ----------------------------------------------------------------------
