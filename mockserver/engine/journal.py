@@ -20,7 +20,7 @@ from mockserver.core.clock import format_ts
 from mockserver.domain.auth import Principal, mask
 from mockserver.domain.views import compacted
 from mockserver.engine.explain import Explain, Refusal, explanation, replayed
-from mockserver.engine.request import BodyReader, Request, Response
+from mockserver.engine.request import BodyReader, HeaderLines, Request, Response
 
 BODY_LIMIT = 16 * 1024
 
@@ -335,7 +335,9 @@ class RequestState:
     (None until one ran); `rule`: the scenario rule that answered; `explain`: why the request
     was refused (see engine.explain); `chaos`: the journal's mark of a scenario's chaos (see
     engine.faults); `idempotency_keys`: the values of its `Idempotency-Key` headers, when the
-    operation takes one; `replayed`: the status and body of a kept answer it replayed."""
+    operation takes one; `replayed`: the status and body of a kept answer it replayed;
+    `rate_headers`: its rate-limit window's headers, which every answer carries right after its
+    `X-Request-Id` once the window counted it."""
 
     __slots__ = (
         "_body",
@@ -351,6 +353,7 @@ class RequestState:
         "path",
         "path_region",
         "principal",
+        "rate_headers",
         "region",
         "replayed",
         "request",
@@ -384,6 +387,7 @@ class RequestState:
         self.chaos: dict[str, Any] | None = None
         self.idempotency_keys: list[str] = []
         self.replayed: tuple[int, bytes] | None = None
+        self.rate_headers: HeaderLines = []
         self._reader = reader
         self._body: bytes | None = None
 

@@ -11,9 +11,8 @@ on its own store, clock, id streams, scenarios and share of the journal.
 state; an API key's caller is remembered while its key is unchanged); the request counts in
 its rate-limit window (429 past it, or in a scenario's forced burst); then the query string's
 form (400) and the routed region (a `/us/v1` or `/eu/v1` prefix, a regional `Host`, or the
-caller's default; 404 when host and path disagree). Every answer then carries the window's
-headers, right after its `X-Request-Id` (a replayed answer's included, before its
-`Idempotent-Replayed`).
+caller's default; 404 when host and path disagree). The window's headers go on the
+request's state, and every answer after that carries them right after its `X-Request-Id`.
 """
 
 from __future__ import annotations
@@ -22,16 +21,15 @@ import re
 from typing import Final
 from urllib.parse import unquote_to_bytes
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mockserver.core.errors import ApiError, BadRequest
 from mockserver.domain.auth import Principal, credential_headers
 from mockserver.domain.models import ApiKey
 from mockserver.domain.ratelimit import forced_refusal
 from mockserver.engine.journal import RequestState
-from mockserver.engine.request import CONTROL_PLANE, HeaderLines, asgi_header_lines, routed_region
+from mockserver.engine.request import CONTROL_PLANE, asgi_header_lines, routed_region
 from mockserver.engine.sandbox import SandboxState
-from mockserver.engine.transport_error import TransportFaultError
 from mockserver.web.middleware.errors import refuse
 
 # Routes that take no bearer credential: always limited by client address.
@@ -65,8 +63,7 @@ class AccountSandbox:
 
 
 class Authentication:
-    """Resolves the caller, counts the request, checks its query and routes it to a region;
-    adds the rate-limit headers to its answer."""
+    """Resolves the caller, counts the request, checks its query and routes it to a region."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -102,26 +99,10 @@ class Authentication:
         except Exception as error:
             await refuse(sandbox, state, error, send)
             return
+        state.rate_headers = rate_headers  # every answer from here on carries them
         if keys and request.method == "POST" and not path.startswith(_NOT_IDEMPOTENT):
             state.idempotency_keys = keys
-
-        def with_rate_headers(headers: HeaderLines) -> HeaderLines:
-            at = _after_request_id(headers)
-            return [*headers[:at], *rate_headers, *headers[at:]]
-
-        async def edited(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = {
-                    **message,
-                    "headers": with_rate_headers(message["headers"]),  # ours: a list
-                }
-            await send(message)
-
-        try:
-            await self._routed(scope, receive, edited, state, sandbox)
-        except TransportFaultError as faulted:
-            faulted.response.headers = with_rate_headers(faulted.response.headers)
-            raise
+        await self._routed(scope, receive, send, state, sandbox)
 
     async def _routed(
         self, scope: Scope, receive: Receive, send: Send, state: RequestState, sandbox: SandboxState
@@ -180,14 +161,6 @@ def _describes(principal: Principal, key: ApiKey) -> bool:
         and principal.rate_limit == key.rate_limit
         and principal.burst == key.burst
     )
-
-
-def _after_request_id(headers: HeaderLines) -> int:
-    """Where the rate-limit headers go: after the last `X-Request-Id` (the end, if none)."""
-    for index in range(len(headers) - 1, -1, -1):
-        if headers[index][0] == b"x-request-id":
-            return index + 1
-    return len(headers)
 
 
 def check_query(query: bytes) -> None:

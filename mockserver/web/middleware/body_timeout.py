@@ -21,7 +21,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mockserver.core.errors import RequestTimeout
 from mockserver.engine.envelope import render_error
 from mockserver.engine.request import HeaderLines
-from mockserver.web.adapter import call_editing, send_response
+from mockserver.engine.transport_error import TransportFaultError
+from mockserver.web.adapter import send_response
 
 CLOSE = (b"connection", b"close")
 
@@ -65,8 +66,16 @@ class BodyTimeout:
             started = True
             return [*headers, CLOSE] if late is not None else headers
 
+        async def sent(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": closing(message["headers"])}
+            await send(message)
+
         try:
-            await call_editing(self.app, scope, timed, send, closing)
+            await self.app(scope, timed, sent)
+        except TransportFaultError as faulted:  # in-process: its caller acts it out
+            faulted.response.headers = closing(faulted.response.headers)
+            raise
         except RequestTimeout as error:
             if error is not late or started:
                 raise

@@ -8,8 +8,9 @@ Anything but an `ApiError` is a bug: it is logged, kept for the tests (`Store.er
 answered as a 500 `api_error`.
 
 `Errors` sits below idempotency, so a key stores errors as it stores successes: it adds
-`X-Request-Id` to the answer of the steps below it (the scenario rules, the route's endpoint)
-and renders what they raise.
+`X-Request-Id` and the rate-limit window's headers to the answer of the steps below it (the
+scenario rules, the route's endpoint) and renders what they raise. A refusal carries the same
+two, then its `X-Mock-Explain`.
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ from mockserver.web.adapter import send_response
 
 log = logging.getLogger("mockserver")
 
+REPLAYED = (b"idempotent-replayed", b"true")
+
 
 class Errors:
-    """Adds `X-Request-Id`; renders what the steps below raise."""
+    """Adds `X-Request-Id` and the rate-limit headers; renders what the steps below raise."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -41,17 +44,16 @@ class Errors:
             await self.app(scope, receive, send)
             return
         state: RequestState = scope["state"]["request"]
-        request_id = (b"x-request-id", state.request_id.encode())
 
-        async def with_id(message: Message) -> None:
+        async def identified(message: Message) -> None:
             if message["type"] == "http.response.start":  # the app below is ours: a list
-                message = {**message, "headers": [*message["headers"], request_id]}
+                message = {**message, "headers": identify(state, message["headers"])}
             await send(message)
 
         try:
-            await self.app(scope, receive, with_id)
+            await self.app(scope, receive, identified)
         except TransportFaultError as faulted:
-            faulted.response.headers = [*faulted.response.headers, request_id]
+            faulted.response.headers = identify(state, faulted.response.headers)
             raise
         except Exception as error:
             await refuse(scope["state"]["sandbox"], state, error, send)
@@ -77,10 +79,15 @@ def refused(sandbox: SandboxState, state: RequestState, error: Exception) -> Res
         error = InternalError("An unexpected error occurred on the service side.")
     why = state.explain = refusal(error, state.path)
     response = render_error(error, state.request_id)
-    response.headers = [*response.headers, (b"x-request-id", state.request_id.encode())]
+    response.headers = identify(state, response.headers)
     if wants_explain(state.request.headers):
         response.headers.append((b"x-mock-explain", header_value(why)))
     return response
+
+
+def identify(state: RequestState, headers: HeaderLines) -> HeaderLines:
+    """`headers`, then the request's `X-Request-Id` and its rate-limit window's headers."""
+    return [*headers, (b"x-request-id", state.request_id.encode()), *state.rate_headers]
 
 
 async def refuse(sandbox: SandboxState, state: RequestState, error: Exception, send: Send) -> None:
@@ -88,14 +95,22 @@ async def refuse(sandbox: SandboxState, state: RequestState, error: Exception, s
     await send_response(refused(sandbox, state, error), send)
 
 
-def explained_replay(state: RequestState, headers: HeaderLines) -> HeaderLines:
-    """The headers of a stored response replayed, with why it was an error when it was one
-    and the request asked (the message of its envelope)."""
+def replayed_headers(state: RequestState, stored: HeaderLines) -> HeaderLines:
+    """The headers of a stored response replayed: the stored ones, `Idempotent-Replayed`, and
+    why it was an error when it was one and the request asked (its envelope's message); this
+    request's rate-limit headers go right after the stored `X-Request-Id` (at the end, if none).
+    """
+    headers = [*stored, REPLAYED]
     replay = state.replayed
-    if replay is None or replay[0] < 400 or not wants_explain(state.request.headers):
-        return headers
-    status, body = replay
-    return [*headers, (b"x-mock-explain", header_value(replayed(status, body, state.path)))]
+    if replay is not None and replay[0] >= 400 and wants_explain(state.request.headers):
+        status, body = replay
+        headers.append((b"x-mock-explain", header_value(replayed(status, body, state.path))))
+    at = len(headers)
+    for index in range(len(stored) - 1, -1, -1):
+        if stored[index][0] == b"x-request-id":
+            at = index + 1
+            break
+    return [*headers[:at], *state.rate_headers, *headers[at:]]
 
 
 def wants_explain(headers: HeaderLines) -> bool:

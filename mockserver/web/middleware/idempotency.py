@@ -16,9 +16,7 @@ from mockserver.engine.request import MAX_BODY, HeaderLines, Response
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
 from mockserver.web.adapter import send_response
-from mockserver.web.middleware.errors import explained_replay, refuse
-
-REPLAYED = (b"idempotent-replayed", b"true")
+from mockserver.web.middleware.errors import refuse, replayed_headers
 
 
 class Idempotency:
@@ -71,7 +69,7 @@ class Idempotency:
         if stored is not None:
             status, headers, replay_body = unpack_response(stored)
             state.replayed = (status, replay_body)
-            headers = explained_replay(state, [*headers, REPLAYED])
+            headers = replayed_headers(state, headers)
             await send_response(Response(status, headers, replay_body), send)
             return
         await self._run_holding(hold, scope, receive, send, state, sandbox)
