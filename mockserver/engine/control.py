@@ -23,7 +23,7 @@ from mockserver.engine.accounts.spec import AccountSpec
 from mockserver.engine.control_plane.self_call import self_caller
 from mockserver.engine.control_plane.triggers import trigger as run_trigger
 from mockserver.engine.parts import Parts
-from mockserver.engine.request import Request
+from mockserver.engine.request import Request, Serve
 from mockserver.engine.snapshots import Snapshot
 from mockserver.scenarios.engine import Loaded
 from mockserver.scenarios.loader import load_scenario, load_scenario_text
@@ -191,10 +191,11 @@ class Control:
         return resend(self._store, self._sandbox.webhooks, event_id, endpoint_id)
 
     async def trigger(
-        self, event_type: Any, overrides: Any, key: Any, origin: Request
+        self, event_type: Any, overrides: Any, key: Any, origin: Request, enter: Serve
     ) -> dict[str, Any]:
         """Make a webhook event happen: check the input, then run the event type's recipe as
-        requests to this sandbox, from the client of `origin` with the API key `key`."""
+        requests to this sandbox, entering the app through `enter` (`own_requests`), from the
+        client of `origin` with the API key `key`."""
         event_type = v.string(event_type, "type", max_len=100)
         if overrides is None:
             overrides = {}
@@ -204,7 +205,7 @@ class Control:
             )
         key = v.string(key, "key", max_len=KEY_MAX)
         sandbox = self._sandbox
-        call = self_caller(sandbox.serve, sandbox.settings.admin_token, origin, key)
+        call = self_caller(enter, sandbox.settings.admin_token, origin, key)
         return await run_trigger(event_type, overrides, call)
 
     async def settle(self, timeout: float) -> tuple[bool, int]:

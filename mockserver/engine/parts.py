@@ -15,7 +15,6 @@ from mockserver.domain.store import Store
 from mockserver.engine.accounts.sandboxes import AccountSandboxes
 from mockserver.engine.journal import Journal
 from mockserver.engine.named_snapshots import Snapshots
-from mockserver.engine.request import Serve
 from mockserver.scenarios.engine import ScenarioEngine
 from mockserver.webhooks.delivery import DeliveryEngine
 
@@ -53,7 +52,3 @@ class Parts(Protocol):
     @property
     def tenants(self) -> AccountSandboxes[Any] | None:
         """The server's account sandboxes (None in an account's)."""
-
-    @property
-    def serve(self) -> Serve:
-        """The way into the app below its durable log."""

@@ -35,7 +35,7 @@ from mockserver.engine.control_plane.origin_guard import browser_guard
 from mockserver.engine.durable.log import Durability, make_durable
 from mockserver.engine.durable.state import open_state
 from mockserver.engine.journal import AccountJournal, Journal, Observer
-from mockserver.engine.request import Request, Response, Serve
+from mockserver.engine.request import Serve
 from mockserver.engine.snapshots import Snapshots, shelves
 from mockserver.scenarios.engine import ScenarioEngine
 from mockserver.scenarios.loader import load_scenario
@@ -95,16 +95,8 @@ class SandboxState:
         # Told of every API request once answered (a request log); an account's sandbox
         # shares the server's list.
         self.observers: list[Observer] = [] if observers is None else observers
-        # The way a request enters the app that serves this sandbox, below its durable log:
-        # the log's replay and a trigger's own requests come in there. The app sets it when it
-        # builds its middleware (`serve_through`); a sandbox with no app serves nothing.
-        self.serve: Serve = _no_app
         self.durability: Durability | None = None
         self.control = Control(self)
-
-    def serve_through(self, serve: Serve) -> None:
-        """Enter the app that serves this sandbox through `serve` (below its durable log)."""
-        self.serve = serve
 
     def observe(self, observer: Observer) -> None:
         """Call `observer` with every API request (not `/_mock`) once answered, this sandbox's
@@ -183,17 +175,13 @@ class SandboxState:
             server=server,
         )
 
-    def running(self) -> AbstractAsyncContextManager[None]:
+    def running(self, own_requests: Serve) -> AbstractAsyncContextManager[None]:
         """The sandbox's background life while a server runs (the webhook HTTP client and the
-        real clock's timer ticks; for a durable one, first the replay of its log), as an async
-        context for a lifespan."""
+        real clock's timer ticks; for a durable one, first the replay of its log, whose
+        requests enter the app through `own_requests`), as an async context for a lifespan."""
         if self.durability is not None:
-            return self.durability.running(self.webhooks.running())
+            return self.durability.running(self.webhooks.running(), own_requests)
         return self.webhooks.running()
-
-
-async def _no_app(request: Request) -> Response:
-    raise RuntimeError(f"no app serves this sandbox: {request.method} {request.path}")
 
 
 def _engines(

@@ -4,7 +4,7 @@ httpx's ASGITransport is async-only; `InProcessTransport` calls it through an an
 portal (`anyio.from_thread.start_blocking_portal`): an event loop in a thread of its own, which
 the transport starts and stops. The app runs on that one loop, as it would under uvicorn.
 ASGITransport runs no lifespan, so the transport enters the sandbox's background life
-(`SandboxState.running()`: the webhook client, the real clock's ticks) on the portal for as long as
+(`web.app.running`: the webhook client, the real clock's ticks) on the portal for as long as
 it is open; work the app leaves running (a webhook attempt) goes on there between requests.
 
 A transport can outlive its clients: the pytest plugin keeps one for the session and hands each
@@ -24,7 +24,6 @@ from typing import Any, cast
 import anyio.from_thread
 import httpx
 
-from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
 from mockserver.serving.asgi import ASGIApp
 from mockserver.testing.transport_faults import act_out
@@ -127,11 +126,14 @@ class _Borrowed(httpx.BaseTransport):
 
 
 def _background(app: ASGIApp) -> AbstractAsyncContextManager[None] | None:
-    """The background life of an app `create_app` built (`app.state.sandbox.running()`); None
-    for another ASGI app (one wrapping it), which then runs without, as under a server that
-    runs no lifespan."""
+    """The background life of an app `create_app` built (its lifespan, `running`); None for
+    another ASGI app (one wrapping it), which then runs without, as under a server that runs
+    no lifespan."""
     sandbox = getattr(getattr(app, "state", None), "sandbox", None)
-    return None if sandbox is None else cast(SandboxState, sandbox).running()
+    if sandbox is None:
+        return None
+    lifespan = app.router.lifespan_context  # type: ignore[attr-defined]  # `create_app`'s `running`
+    return cast(AbstractAsyncContextManager[None], lifespan(app))
 
 
 async def _loop_and_tasks() -> tuple[asyncio.AbstractEventLoop, set[asyncio.Task[Any]]]:

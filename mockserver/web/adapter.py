@@ -1,8 +1,8 @@
 """ASGI and the sandbox's values, both ways: the sandbox's `Response` becomes ASGI messages
-(`send_response`); a `Request` is answered by an ASGI app (`answer`: what `Sandbox.handle`, a
-durable log's replay and a trigger's own requests enter through). Nothing here decides how the
-API behaves; that is the middleware's (`app.py`). An ASGI request becomes a `Request` in
-`engine/request.py` (`request_of`, `body_reader`).
+(`send_response`); a `Request` is answered by an ASGI app (`answer`: what `Sandbox.handle`
+enters through; `own_requests`: the sandbox's own requests, a trigger's and a durable log's
+replay). Nothing here decides how the API behaves; that is the middleware's (`app.py`). An ASGI
+request becomes a `Request` in `engine/request.py` (`request_of`, `body_reader`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from mockserver.engine.request import (
     HeaderLines,
     Request,
     Response,
+    Serve,
     asgi_header_lines,
 )
 from mockserver.engine.transport_error import TransportFaultError
@@ -98,6 +99,31 @@ def receive_once(body: bytes) -> Receive:
 async def answer(app: ASGIApp, request: Request) -> Response:
     """`app`'s answer to `request`, its body given whole (see `capture`)."""
     return await capture(app, scope_of(request), receive_once(request.body))
+
+
+# `scope["state"]` of a request the sandbox makes itself: a trigger recipe's call, or a durable
+# log's record replayed. The log takes it as part of the input that is running, and a transport
+# fault it meets is its caller's to read, not a connection's to act out.
+OWN_REQUEST = "own_request"
+
+
+def own_requests(app: ASGIApp) -> Serve:
+    """The way the sandbox's own requests enter `app`: the whole stack, each marked
+    `OWN_REQUEST`."""
+
+    async def serve(request: Request) -> Response:
+        scope = scope_of(request)
+        scope["app"] = app
+        scope["state"] = {OWN_REQUEST: True}
+        return await capture(app, scope, receive_once(request.body))
+
+    return serve
+
+
+def is_own(scope: Scope) -> bool:
+    """Whether `scope` is a request the sandbox makes itself (see `OWN_REQUEST`)."""
+    state = scope.get("state")
+    return state is not None and OWN_REQUEST in state
 
 
 async def send_answer(response: Response, send: Send) -> None:

@@ -21,6 +21,7 @@ from starlette.routing import BaseRoute
 from mockserver.core.config import Settings
 from mockserver.engine.sandbox import SandboxState
 from mockserver.web import api
+from mockserver.web.adapter import own_requests
 from mockserver.web.control import control_mount
 from mockserver.web.inspector import inspector_routes
 from mockserver.web.middleware.authentication import AccountSandbox, Authentication
@@ -47,12 +48,13 @@ def middleware(sandbox: SandboxState) -> list[Middleware]:
     connection with the answer as the sandbox made it, so it sits outside compression; a
     health check is answered before anything looks at the request; a durable sandbox logs
     every request before it runs."""
+    durable = sandbox.durability
     return [
         Middleware(BodyTimeout, seconds=sandbox.settings.body_timeout),
         Middleware(TransportFaults),
         Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
         Middleware(Health),
-        Middleware(DurableLog, sandbox=sandbox),
+        *([Middleware(DurableLog, durability=durable)] if durable is not None else []),
         Middleware(AccountSandbox, sandbox=sandbox),
         Middleware(RequestJournal),
         Middleware(ControlGuard),
@@ -74,9 +76,9 @@ def routes(sandbox: SandboxState) -> list[BaseRoute]:
 
 def running(app: Starlette) -> AbstractAsyncContextManager[None]:
     """The app's lifespan: its sandbox's background life (the webhook client, the real clock's
-    ticks; first the replay of a durable sandbox)."""
+    ticks; first the replay of a durable sandbox, whose requests enter `app` as its own)."""
     sandbox: SandboxState = app.state.sandbox
-    return sandbox.running()
+    return sandbox.running(own_requests(app))
 
 
 def create_app(settings: Settings | None = None, *, seed: SeedData | None = None) -> Starlette:
@@ -84,7 +86,7 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     the Starlette app that serves it. `app.state.sandbox` is the sandbox, `app.state.control`
     its control facade; the sandbox's parts are there too (`store`, `scenarios`, `webhooks`,
     `journal`, `accounts`, `settings`). Code that drives the app with no server runs its
-    background work with `async with app.state.sandbox.running():`."""
+    background work with `async with running(app):`."""
     settings = settings or Settings()
     sandbox = SandboxState.build(settings, seed)
     app = Starlette(

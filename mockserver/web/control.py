@@ -26,6 +26,7 @@ from mockserver.engine.control_plane.routes import ACCOUNT_ENDPOINTS, SERVER_END
 from mockserver.engine.journal import RequestState
 from mockserver.engine.request import CONTROL_PLANE
 from mockserver.engine.sandbox import SandboxState
+from mockserver.web.adapter import own_requests
 from mockserver.web.render import as_sent
 from mockserver.web.unmatched import router
 
@@ -59,6 +60,7 @@ def _served(server: SandboxState, endpoint: Endpoint, of_account: bool = False) 
         if of_account:
             assert tenants is not None  # a server's sandbox always has them
             sandbox = tenants.get(params["account_id"]).sandbox
-        return as_sent(await endpoint(ControlCall(sandbox, state, params, server)))
+        enter = own_requests(request.scope["app"])
+        return as_sent(await endpoint(ControlCall(sandbox, state, params, enter, server)))
 
     return serve

@@ -19,7 +19,7 @@ from mockserver.engine.journal import Observer
 from mockserver.engine.request import Request, Response
 from mockserver.engine.sandbox import SandboxState
 from mockserver.web.adapter import answer
-from mockserver.web.app import create_app
+from mockserver.web.app import create_app, running
 
 if TYPE_CHECKING:
     from mockserver.domain.accounts import AccountFactory
@@ -55,7 +55,7 @@ class Sandbox:
     def running(self) -> AbstractAsyncContextManager[None]:
         """The sandbox's background life (webhook deliveries, the real clock's ticks; first
         the replay of a durable sandbox's log), as an async context."""
-        return self.state.running()
+        return running(self.app)
 
     def observe(self, observer: Observer) -> None:
         """Call `observer` with every API request (not `/_mock`) once answered."""

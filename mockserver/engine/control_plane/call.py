@@ -21,6 +21,7 @@ from mockserver.engine.request import (
     MAX_BODY,
     Request,
     Response,
+    Serve,
     check_json_head,
     parse_json_object,
     query_pairs,
@@ -34,16 +35,18 @@ class ControlCall:
     """One control-plane request: `sandbox` is the one it steers (an account's, under
     `/_mock/accounts/{account_id}/`), `server` the server's."""
 
-    __slots__ = ("_query", "params", "sandbox", "server", "state")
+    __slots__ = ("_query", "own_requests", "params", "sandbox", "server", "state")
 
     def __init__(
         self,
         sandbox: SandboxState,
         state: RequestState,
         params: dict[str, Any],
+        own_requests: Serve,
         server: SandboxState | None = None,
     ) -> None:
         self.sandbox = sandbox
+        self.own_requests = own_requests  # how the sandbox's own requests enter the app
         self.server = server or sandbox
         self.state = state
         self.params = params

@@ -1,12 +1,12 @@
 """Requests a sandbox makes to itself: the trigger recipes' calls, each a whole request.
 
-Each call goes through the app below the durable log (rate limits, scenarios, the journal, the
-operations), not a shortcut to the domain, so the journal records it like any client's and the
-audit log and the delivery engine see what a client would cause. It runs inside the request
-that started it (a durable sandbox logs that one request; its replay makes the calls again).
-Calls carry `User-Agent: mockserver-trigger/1`, so the journal shows where they came from, and
-the admin token (when one is set) for `/_mock` calls: the request that started them passed the
-guard.
+Each call goes through the app (rate limits, scenarios, the journal, the operations) as the
+sandbox's own request, which a durable log passes through, not a shortcut to the domain: the
+journal records it like any client's, and the audit log and the delivery engine see what a
+client would cause. It runs inside the request that started it (a durable sandbox logs that one
+request; its replay makes the calls again). Calls carry `User-Agent: mockserver-trigger/1`, so
+the journal shows where they came from, and the admin token (when one is set) for `/_mock`
+calls: the request that started them passed the guard.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ USER_AGENT = b"mockserver-trigger/1"
 
 
 def self_caller(serve: Serve, admin_token: str | None, origin: Request, key: str) -> Call:
-    """A `Call` through `serve` (the app below the durable log), as the client of `origin`,
+    """A `Call` through `serve` (the app, as the sandbox's own requests), as the client of `origin`,
     authenticated with the API key `key`."""
     host = origin.text_header("host", "127.0.0.1")
     if host_region(origin.headers) is not None:

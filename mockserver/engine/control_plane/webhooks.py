@@ -82,7 +82,11 @@ async def wait(call: ControlCall) -> Response:
 async def trigger(call: ControlCall) -> Response:
     body = await call.json()
     made = await call.control.trigger(
-        v.required(body, "type"), body.get("overrides"), body.get("key", DEFAULT_KEY), call.request
+        v.required(body, "type"),
+        body.get("overrides"),
+        body.get("key", DEFAULT_KEY),
+        call.request,
+        call.own_requests,
     )
     return json_response(made)
 

@@ -30,7 +30,7 @@ Requests that wait for webhook attempts (clock moves, `/_mock/webhooks/wait`) ta
 only when no attempt is under way, so every attempt they await is one they started.
 
 Requests the sandbox makes to itself inside a request (a trigger's recipe) are part of that
-input: they run inside it, through the app below this log (`SandboxState.serve`).
+input: they run inside it, entering the app marked as its own, which the log passes through.
 
 `replay.py` replays the log at start; `compact` turns the state into a checkpoint and
 starts a new log once the log outgrows `Settings.state_log_max`.
@@ -53,7 +53,7 @@ from mockserver.engine.durable.state import Opened, start_generation
 from mockserver.engine.durable.wal import LogFailed
 from mockserver.engine.envelope import render_error
 from mockserver.engine.parts import Parts
-from mockserver.engine.request import BodyReader, Request, Response
+from mockserver.engine.request import BodyReader, Request, Response, Serve
 from mockserver.engine.snapshots import checkpoint, load_checkpoint
 from mockserver.webhooks.deliveries import Attempt
 
@@ -93,9 +93,10 @@ class Durability:
 
     # -- requests ------------------------------------------------------------------------
 
-    async def serve(self, request: Request, reader: BodyReader | None = None) -> Response:
-        """A request as an input of the log: answered once it is on disk. Raises
-        Disconnected when the client left before its body arrived (not an input)."""
+    async def serve(self, request: Request, reader: BodyReader | None, run: Serve) -> Response:
+        """A request as an input of the log, run by `run` (the app below the log): answered
+        once it is on disk. Raises Disconnected when the client left before its body arrived
+        (not an input)."""
         if reader is not None:
             request = with_body(request, await reader(body_cap(request.path)))
         settling = settles(request.path)
@@ -105,7 +106,7 @@ class Durability:
             wall = self.clock.pin()
             self._append(request_record(wall, request))
             self.holder, self.settling = self.seq, settling
-            response = await self.run_request(request)
+            response = await self.run_request(request, run)
             end = self.opened.writer.written  # the request and the outcomes it awaited
         except LogFailed as error:
             return self._refuse(error, response)
@@ -119,13 +120,13 @@ class Durability:
             self._start_compaction()
         return response
 
-    async def run_request(self, request: Request) -> Response:
-        """One request as an input: due timers, the app below the log, due timers (live and
-        replay)."""
+    async def run_request(self, request: Request, run: Serve) -> Response:
+        """One request as an input: due timers, `run` (the app below the log), due timers
+        (live and replay)."""
         scheduler = self.store.scheduler
         scheduler.run_due_all()
         try:
-            return await self.sandbox.serve(request)
+            return await run(request)
         finally:
             scheduler.run_due_all()
 
@@ -260,11 +261,12 @@ class Durability:
 
     @contextlib.asynccontextmanager
     async def running(
-        self, inner: contextlib.AbstractAsyncContextManager[None]
+        self, inner: contextlib.AbstractAsyncContextManager[None], own_requests: Serve
     ) -> AsyncIterator[None]:
-        """The lifespan: replay DIR's log, then serve (with the durable ticker on a real clock),
-        and make the log durable at shutdown."""
-        await replay(self)
+        """The lifespan: replay DIR's log (each request entering through `own_requests`), then
+        serve (with the durable ticker on a real clock), and make the log durable at
+        shutdown."""
+        await replay(self, own_requests)
         ticker = None
         if self.clock.mode == "real":
             ticker = asyncio.get_running_loop().create_task(self.tick_forever())

@@ -30,7 +30,7 @@ from mockserver.engine.durable.inputs import request_of, settles
 from mockserver.engine.durable.records import Outcome, Request, Tick
 from mockserver.engine.durable.state import Opened
 from mockserver.engine.request import Request as Served
-from mockserver.engine.request import Response
+from mockserver.engine.request import Response, Serve
 
 log = logging.getLogger("mockserver")
 
@@ -138,12 +138,12 @@ class Replaying(Protocol):
     @property
     def store(self) -> Store: ...
 
-    async def run_request(self, request: Served) -> Response: ...
+    async def run_request(self, request: Served, run: Serve) -> Response: ...
 
 
-async def replay(durability: Replaying) -> None:
+async def replay(durability: Replaying, run: Serve) -> None:
     """Replay the records of the log onto the sandbox (built from the seed, or loaded from the
-    checkpoint the log follows)."""
+    checkpoint the log follows), each request entering the app through `run`."""
     records = durability.opened.records
     if not records:
         return
@@ -157,7 +157,7 @@ async def replay(durability: Replaying) -> None:
                 replayer.enter(seq, settling)
                 durability.holder, durability.settling = seq, settling
                 try:
-                    await durability.run_request(request_of(record))
+                    await durability.run_request(request_of(record), run)
                 except Exception:
                     log.exception("replay: record %d (%s) failed", seq, record.path)
                 finally:

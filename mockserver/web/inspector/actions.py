@@ -19,6 +19,7 @@ from mockserver.core.errors import ScenarioError, ValidationError
 from mockserver.engine.control import TEN_YEARS
 from mockserver.engine.control_plane.triggers import parse_override
 from mockserver.engine.control_plane.webhooks import DEFAULT_KEY
+from mockserver.web.adapter import own_requests
 from mockserver.web.context import WATCH, control_of, server_of
 from mockserver.web.inspector.bridge import ORIGIN
 from mockserver.web.inspector.web import back, form_of, ui
@@ -124,7 +125,11 @@ async def trigger(request: Request, store: Store) -> Response:
                 raise ValidationError(message, param="overrides") from None
             overrides[name] = value
     made = await control_of(request).trigger(
-        form.get("type", ""), overrides, form.get("key") or DEFAULT_KEY, request.scope[ORIGIN]
+        form.get("type", ""),
+        overrides,
+        form.get("key") or DEFAULT_KEY,
+        request.scope[ORIGIN],
+        own_requests(request.scope["app"]),
     )
     events = ", ".join(made["event_ids"])
     objects = ", ".join(made["objects"].values())

@@ -1,41 +1,43 @@
 """A durable sandbox's write-ahead log around the rest of the stack (`engine/durable/log.py`).
 
-Every request is an input of the log: its body read whole, logged, run by the app below this
-middleware, and answered once on disk. The log's replay at start and a trigger's own requests
-enter the app below it too (`SandboxState.serve`), so they take every step a client's request
-takes after the log. A sandbox with no state directory passes requests straight on.
+In the stack only for a `--state-dir` sandbox. Every request is an input of the log: its body
+read whole, logged, run by the app below this middleware, and answered once on disk. The
+sandbox's own requests (a trigger recipe's calls, the log's replay at start: `own_requests`)
+pass through: they are part of the input that is running, so they take every step a client's
+request takes after the log.
 """
 
 from __future__ import annotations
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mockserver.engine.durable.log import Durability
 from mockserver.engine.request import Disconnected, Request, Response, body_reader, request_of
-from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import answer, send_response
+from mockserver.web.adapter import capture, is_own, receive_once, scope_of, send_response
 
 
 class DurableLog:
-    """Logs and answers each request of a durable sandbox; the way in below the log for the
-    sandbox's own requests."""
+    """Logs and answers each request of a durable sandbox."""
 
-    def __init__(self, app: ASGIApp, sandbox: SandboxState) -> None:
+    def __init__(self, app: ASGIApp, durability: Durability) -> None:
         self.app = app
-        self.sandbox = sandbox
-        sandbox.serve_through(self.below)
-
-    async def below(self, request: Request) -> Response:
-        """The answer of the app below the log to `request`."""
-        return await answer(self.app, request)
+        self.durability = durability
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        durability = self.sandbox.durability
-        if durability is None or scope["type"] != "http":
+        if scope["type"] != "http" or is_own(scope):
             await self.app(scope, receive, send)
             return
+        app = scope.get("app")  # Starlette's: what a route's request reads as its app
+
+        async def below(request: Request) -> Response:
+            """The answer of the app below the log to `request` (its body read whole)."""
+            inner = scope_of(request)
+            inner["app"] = app
+            return await capture(self.app, inner, receive_once(request.body))
+
         try:
-            response = await durability.serve(request_of(scope), body_reader(receive))
+            response = await self.durability.serve(request_of(scope), body_reader(receive), below)
         except Disconnected:
             return
         if response.fault is not None:

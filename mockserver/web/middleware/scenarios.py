@@ -20,7 +20,8 @@ compressed), through the connection the mock's HTTP server registered (`core.con
   every 50 ms (every byte, below 20 bytes a second).
 
 Times here are wall time, as a client's timeouts are. A request with no such connection (an
-ASGI transport in-process) raises `TransportFaultError` for its caller to act out.
+ASGI transport in-process, or one the sandbox makes itself) raises `TransportFaultError` for its
+caller to act out.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from mockserver.engine.journal import RequestState
 from mockserver.engine.request import Response, TransportFault
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import capture, send_answer
+from mockserver.web.adapter import capture, is_own, send_answer
 
 
 class Scenarios:
@@ -94,7 +95,9 @@ async def perform(response: Response, scope: Scope, send: Send) -> None:
     """Answer `response` broken as its fault says."""
     fault = response.fault
     assert fault is not None
-    connection = connections.find(scope.get("server"), scope.get("client"))
+    connection = (
+        None if is_own(scope) else connections.find(scope.get("server"), scope.get("client"))
+    )
     if connection is None:
         raise TransportFaultError(response)
     kind = fault.kind
