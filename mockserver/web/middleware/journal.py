@@ -1,14 +1,14 @@
 """The request's journal entry, request id and `Date`, from the streams of the sandbox that
 answers it (the server's, or the account sandbox `AccountSandbox` picked).
 
-On the way in: the journal entry (API requests only: reading the journal through `/_mock` must
-not change it; the path as sent), the timers that fell due, the `/us/v1` or `/eu/v1` prefix
-taken off the path, the `req_` id (the control plane's from a stream of its own, so steering
-the sandbox changes nothing it holds) and the request's `RequestState`, in
-`scope["state"]["request"]` for everything below. On the way out: `Date` (the mock clock's
-second when the request came in) after every other header, the entry's answer (bodies before
-any compression; a transport fault's kind, and whether the request ran) and the sandbox's
-observers (`SandboxState.observe`).
+On the way in: the `/us/v1` or `/eu/v1` prefix taken off the path, the mock clock read once,
+the timers that fell due, the `req_` id (the control plane's from a stream of its own, so
+steering the sandbox changes nothing it holds), the journal entry (API requests only: reading
+the journal through `/_mock` must not change it; the path as sent) and the request's
+`RequestState`, in `scope["state"]["request"]` for everything below. On the way out: `Date`
+(the mock clock's second when the request came in) after every other header, the entry's
+answer (bodies before any compression; a transport fault's kind, and whether the request ran)
+and the sandbox's observers (`SandboxState.observe`).
 """
 
 from __future__ import annotations
@@ -44,20 +44,20 @@ class RequestJournal:
             return
         sandbox: SandboxState = scope["state"]["sandbox"]
         store = sandbox.store
+        path_region, path = _split_region(scope["path"])
         request = request_of(scope)
-        control = request.path.startswith(CONTROL_PLANE)
+        reader = body_reader(receive)
+        control = path.startswith(CONTROL_PLANE)
         arrived = store.clock.now()  # the request's one reading of the clock on its way in
         date = (b"date", http_date(arrived))
+        store.scheduler.run_due(arrived)  # real clock: timers that fell due since the last request
+        request_id = (sandbox.control_ids if control else store.request_ids).new("req_")
         entry: Entry | None = None
         if sandbox.settings.admin and not control:
             query = request.query.decode("latin-1")
             seen = tuple(request.headers)
             entry = sandbox.journal.open(arrived, request.method, request.path, query, seen)
         started = perf_counter()
-        path_region, path = _split_region(request.path)
-        store.scheduler.run_due(arrived)  # real clock: timers that fell due since the last request
-        request_id = (sandbox.control_ids if control else store.request_ids).new("req_")
-        reader = body_reader(receive)
         state = RequestState(request, path, path_region, request_id, reader, entry, arrived)
         scope["state"]["request"] = state
         scope["path"] = path  # what the routes match: one table serves all three base URLs
