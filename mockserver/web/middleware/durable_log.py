@@ -4,13 +4,22 @@ Every request is an input of the log: its body read whole, logged, run by the ap
 middleware, and answered once on disk. The log's replay at start and a trigger's own requests
 enter the app below it too (`SandboxState.serve`), so they take every step a client's request
 takes after the log. A sandbox with no state directory passes requests straight on.
+So does `/_mock/mcp`: an MCP request is not an input, the requests its tools make through the
+whole app are (each logged on its own, which a logged MCP request holding the log would block).
 """
 
 from __future__ import annotations
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mockserver.engine.request import Disconnected, Request, Response, body_reader, request_of
+from mockserver.engine.request import (
+    MCP_PATH,
+    Disconnected,
+    Request,
+    Response,
+    body_reader,
+    request_of,
+)
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
 from mockserver.web.adapter import answer, send_response
@@ -31,7 +40,7 @@ class DurableLog:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         durability = self.sandbox.durability
-        if durability is None or scope["type"] != "http":
+        if durability is None or scope["type"] != "http" or scope["path"] == MCP_PATH:
             await self.app(scope, receive, send)
             return
         try:
