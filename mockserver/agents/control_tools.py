@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 from mockserver.agents.client import MockClient
 from mockserver.agents.tools import Tool, schema
+from mockserver.engine.control_plane.webhooks import DEFAULT_KEY
 
 NAME = {"type": "string", "minLength": 1, "maxLength": 64}
 
@@ -37,11 +38,7 @@ async def status(client: MockClient, args: dict[str, Any]) -> Any:
             {"id": item["id"], "name": item.get("name"), "keys": item.get("keys")}
             for item in accounts.get("data", [])
         ]
-        found["keys"] = {
-            "full": "sk_test_mock_full",
-            "readonly": "sk_test_mock_readonly",
-            "note": "the default seed's keys of account acct_mock_us",
-        }
+        found["default_key"] = DEFAULT_KEY  # what api_request and event_trigger send
     else:
         account = await client.control("GET", f"/_mock/accounts/{_segment(client.account)}")
         found["account"] = account
@@ -109,7 +106,8 @@ TOOLS = [
         "status",
         "Read the mock's state: its version, the scope this server acts in, the mock clock "
         "(time and mode), the loaded scenarios, how many requests the journal holds, the saved "
-        "snapshots, and the API keys to use with api_request (the account's, when scoped). "
+        "snapshots, and the API key api_request sends by default (scoped to an account: the "
+        "account with its keys and clock). "
         "Changes nothing. Call it first.",
         schema({}),
         status,
@@ -152,16 +150,13 @@ TOOLS = [
         "in errors. Its rules start answering matching API requests (injected errors, 429 "
         "bursts, transport faults such as a lost response), its setup and timeline run. Loading "
         "a name again replaces it. Returns the loaded scenario with its rules." + SCOPE_NOTE,
-        {
-            "type": "object",
-            "properties": {
+        schema(
+            {
                 "name": NAME,
                 "yaml": {"type": "string", "minLength": 1},
                 "source": {"type": "string", "minLength": 1, "maxLength": 255},
-            },
-            "additionalProperties": False,
-            "oneOf": [{"required": ["name"]}, {"required": ["yaml"]}],
-        },
+            }
+        ),
         scenario_load,
     ),
     Tool(

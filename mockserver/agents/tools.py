@@ -79,10 +79,13 @@ def checked(tool: Tool, arguments: dict[str, Any] | None, scoped: bool) -> dict[
     if errors:
         error = errors[0]
         where = ".".join(str(part) for part in error.absolute_path)
-        if error.validator == "required" and not where:
-            where = str(error.message).split("'")[1] if "'" in error.message else ""
-        if error.validator == "additionalProperties" and "'" in error.message:
-            where = error.message.split("'")[1]
+        if error.validator == "required":  # the missing member, not the object holding it
+            missing = [name for name in error.validator_value if name not in error.instance]
+            where = ".".join(filter(None, [where, *missing[:1]]))
+        elif error.validator == "additionalProperties":
+            known = error.schema.get("properties", {})
+            stray = sorted(name for name in error.instance if name not in known)
+            where = ".".join(filter(None, [where, *stray[:1]]))
         raise Refused(
             422,
             {

@@ -10,8 +10,8 @@ from urllib.parse import quote
 from mockserver.agents.client import Broken, MockClient, Refused
 from mockserver.agents.hints import hint
 from mockserver.agents.tools import Tool, schema
+from mockserver.engine.control_plane.webhooks import DEFAULT_KEY
 
-DEFAULT_KEY = "sk_test_mock_full"  # the default seed's full-scope key
 # What a summary of a journal entry keeps (the entry itself also has headers and bodies).
 SUMMARY = (
     "seq",
