@@ -141,6 +141,8 @@ async def test_an_account_on_the_server_clock_has_no_clock_tools(
     async with scoped(server.base_url, follower["id"]) as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
         assert names == set(ALL) - SERVER_ONLY - CLOCK
+        status = await ok(client, "status")
+        assert status["account"]["clock"]["own"] is False
         moved = await refused(client, "clock_advance", seconds=60)
         assert moved["status"] == 409
     assert mock.get("/_mock/clock").json()["now"] == "2026-01-15T09:00:00Z"
