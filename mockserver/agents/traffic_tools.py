@@ -99,7 +99,7 @@ async def api_request(client: MockClient, args: dict[str, Any]) -> Any:
     try:
         response = await client.send(method, path, body=args.get("body"), headers=headers)
     except Broken as broken:
-        raise await _broken(client, broken, path) from None
+        raise await _broken(client, broken, method, path) from None
     try:
         body = response.json()
     except ValueError:
@@ -118,12 +118,13 @@ async def api_request(client: MockClient, args: dict[str, Any]) -> Any:
     return answer
 
 
-async def _broken(client: MockClient, broken: Broken, path: str) -> Refused:
+async def _broken(client: MockClient, broken: Broken, method: str, path: str) -> Refused:
     """The tool error of a request whose connection broke: what the fault was, from the
-    fault itself or the journal's newest entry for the path."""
+    fault itself (in-process) or the journal's newest entry for the request (over the
+    network, where only the connection's end shows)."""
     fault, committed = broken.fault, broken.committed
     if fault is None:
-        entry = await _entry(client, path=path.partition("?")[0])
+        entry = await _entry(client, method=method, path=path.partition("?")[0])
         if entry is not None and entry.get("fault"):
             fault, committed = entry["fault"], entry.get("committed")
     ran = (
