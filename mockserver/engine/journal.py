@@ -106,19 +106,9 @@ class Entry:
         self._credential = value
         self._credential_read = True
 
-    @property
-    def request_id(self) -> str | None:
-        """The `X-Request-Id` its answer carried (the last one, should a replayed answer carry
-        its first request's too); None while in flight, or for an answer a transport fault
-        never made."""
-        found = None
-        for name, value in self.response_headers:
-            if name == b"x-request-id":
-                found = value.decode("latin-1")
-        return found
-
     def answered_as(self, request_id: str) -> bool:
-        """Whether its answer carried `request_id` as an `X-Request-Id`."""
+        """Whether its answer carried `request_id` as an `X-Request-Id` (the id its client got;
+        a replayed answer carries its first request's)."""
         wanted = request_id.encode("latin-1", "replace")
         return any(
             name == b"x-request-id" and value == wanted for name, value in self.response_headers
