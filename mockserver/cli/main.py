@@ -1,6 +1,6 @@
 """The `mockserver` command: run (`cli/run.py`), validate, replay, schema, seed generate,
-openapi, the webhook tools (trigger, listen, events resend: `cli/webhook_tools.py`) and the
-fidelity commands (record, import, conform: `cli/fidelity.py`).
+openapi, mcp (`cli/agents.py`), the webhook tools (trigger, listen, events resend:
+`cli/webhook_tools.py`) and the fidelity commands (record, import, conform: `cli/fidelity.py`).
 
 Load-time errors (a bad seed or scenario) are reported as `file:line: message`, and a missing
 optional dependency as the extra that brings it; both are mapped to their exit status here, in
@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mockserver.cli import agents as agents_cli
 from mockserver.cli import fidelity as fidelity_cli
 from mockserver.cli import run as run_command
 from mockserver.cli import scenarios as scenario_cli
@@ -150,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     snapshot_seed.add_command(seed_commands, command)
 
     webhook_tools.add_commands(commands, command)
+    agents_cli.add_command(commands, command)
 
     openapi = command("openapi", "print the OpenAPI 3.1 document of the mocked API")
     openapi.add_argument(
@@ -219,6 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _openapi(args.seed)
         if args.command in webhook_tools.COMMANDS:
             return webhook_tools.run(args)
+        if args.command == "mcp":
+            return agents_cli.run(args)
         if args.command in fidelity_cli.COMMANDS:
             return fidelity_cli.run(args)
         if args.seed_command == "from-snapshot":

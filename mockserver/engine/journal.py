@@ -106,6 +106,14 @@ class Entry:
         self._credential = value
         self._credential_read = True
 
+    def answered_as(self, request_id: str) -> bool:
+        """Whether its answer carried `request_id` as an `X-Request-Id` (the id its client got;
+        a replayed answer carries its first request's)."""
+        wanted = request_id.encode("latin-1", "replace")
+        return any(
+            name == b"x-request-id" and value == wanted for name, value in self.response_headers
+        )
+
     def add_request_body(self, chunk: bytes) -> None:
         if len(self.request_body) < BODY_LIMIT:  # bytes off the socket: already at their size
             self.request_body += chunk[: BODY_LIMIT - len(self.request_body)]
@@ -232,13 +240,20 @@ class Journal:
         status: int | None = None,
         key: str | None = None,
         account: str | None = None,
+        request_id: str | None = None,
+        seq: int | None = None,
         limit: int = 100,
     ) -> list[Entry]:
         """Entries newest first that pass every given filter (`path` is a prefix; `account`:
-        the requests of that account, whichever sandbox answered them)."""
+        the requests of that account, whichever sandbox answered them; `request_id`: those
+        answered with that `X-Request-Id`; `seq`: the one of that number)."""
         found: list[Entry] = []
         for entry in reversed(self._entries):
             if account is not None and entry.account != account:
+                continue
+            if seq is not None and entry.seq != seq:
+                continue
+            if request_id is not None and not entry.answered_as(request_id):
                 continue
             if method is not None and entry.method != method:
                 continue
@@ -284,10 +299,19 @@ class AccountJournal(Journal):
         status: int | None = None,
         key: str | None = None,
         account: str | None = None,
+        request_id: str | None = None,
+        seq: int | None = None,
         limit: int = 100,
     ) -> list[Entry]:
         return self.server.find(
-            method=method, path=path, status=status, key=key, account=self.account, limit=limit
+            method=method,
+            path=path,
+            status=status,
+            key=key,
+            account=self.account,
+            request_id=request_id,
+            seq=seq,
+            limit=limit,
         )
 
     def saved(self) -> tuple[int, list[Entry]]:

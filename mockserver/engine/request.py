@@ -329,6 +329,7 @@ MAX_FIELDS = 100
 REGIONS = ("us", "eu")
 
 CONTROL_PLANE = "/_mock"  # where the control plane's paths start
+MCP_PATH = "/_mock/mcp"  # the MCP server over streamable HTTP (`mockserver.agents`)
 INSPECTOR = "/_mock/ui"  # where the inspector's pages are
 
 

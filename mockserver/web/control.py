@@ -6,16 +6,23 @@ account's sandbox (404 for no such account, 409 for a seeded one).
 
 The guard against web pages is a middleware (`middleware/control_guard.py`): it has refused a
 request before it gets here.
+
+`/_mock/mcp` is the MCP server (`mockserver.agents`), an ASGI app of the optional `mcp` extra:
+its SDK is imported on the first MCP request, never before; without the extra the path is 404
+naming it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from importlib.util import find_spec
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
+from starlette.types import Receive, Scope, Send
 
+from mockserver.core.errors import NotFound
 from mockserver.engine.control_plane.call import (
     ControlCall,
     Endpoint,
@@ -24,7 +31,7 @@ from mockserver.engine.control_plane.call import (
 )
 from mockserver.engine.control_plane.routes import ACCOUNT_ENDPOINTS, SERVER_ENDPOINTS
 from mockserver.engine.journal import RequestState
-from mockserver.engine.request import CONTROL_PLANE
+from mockserver.engine.request import CONTROL_PLANE, MCP_PATH
 from mockserver.engine.sandbox import SandboxState
 from mockserver.web.adapter import own_requests
 from mockserver.web.render import as_sent
@@ -42,7 +49,29 @@ def control_mount(server: SandboxState) -> Mount:
         Route(f"/accounts/{{account_id}}{path}", _served(server, endpoint, True), methods=methods)
         for methods, path, endpoint in ACCOUNT_ENDPOINTS
     ]
+    routes.append(Route(MCP_PATH.removeprefix(CONTROL_PLANE), McpEndpoint(server)))
     return Mount(CONTROL_PLANE, app=router(routes))
+
+
+class McpEndpoint:
+    """`/_mock/mcp`, the MCP server over streamable HTTP, once the admin token (when one is
+    set) is checked; 404 `not_found` naming the extra when the MCP SDK is not installed."""
+
+    def __init__(self, server: SandboxState) -> None:
+        self.admin_token = server.settings.admin_token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        state: RequestState = scope["state"]["request"]
+        if self.admin_token is not None:
+            check_admin_token(self.admin_token, given_admin_token(state.request))
+        if find_spec("mcp") is None:
+            raise NotFound(
+                "The MCP server needs the mcp extra: pip install 'mockserver[mcp]'.",
+                param="path",
+            )
+        from mockserver.agents.http import serve_mcp  # the MCP SDK: imported on first use
+
+        await serve_mcp(scope, receive, send, self.admin_token)
 
 
 def _served(server: SandboxState, endpoint: Endpoint, of_account: bool = False) -> Served:

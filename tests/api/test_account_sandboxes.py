@@ -462,6 +462,29 @@ def test_an_accounts_webhook_retries_run_on_its_clock(mock: httpx.Client) -> Non
         redone = mock.post(f"/_mock/webhooks/deliveries/{mine[0]['id']}/redeliver")
         assert redone.status_code == 202, redone.text
         assert len(receiver.wait_for(3)) == 3
+        again = mock.post(f"{base}/webhooks/deliveries/{mine[0]['id']}/redeliver")
+        assert again.status_code == 202, again.text
+        assert len(receiver.wait_for(4)) == 4
+        other = own(mock, "hooks-other")
+        foreign = f"/_mock/accounts/{other['id']}/webhooks/deliveries/{mine[0]['id']}/redeliver"
+        assert_envelope(mock.post(foreign), 404, "not_found")
+
+
+def test_an_accounts_legal_hold_and_redelivery_reach_only_its_own(mock: httpx.Client) -> None:
+    one, other = own(mock, "holds-one"), own(mock, "holds-other")
+    doc = signed_document(mock, key_of(one))
+    base, elsewhere = f"/_mock/accounts/{one['id']}", f"/_mock/accounts/{other['id']}"
+    held = mock.post(f"{base}/documents/{doc}/legal_hold", json={"on": True})
+    assert held.json() == {"id": doc, "legal_hold": True}
+    refused = mock.delete(f"/v1/documents/{doc}", headers=key_of(one))
+    assert_envelope(refused, 409, "conflict")
+    missing = mock.post(f"{elsewhere}/documents/{doc}/legal_hold", json={"on": False})
+    assert_envelope(missing, 404, "not_found")
+    seeded = mock.post(f"{base}/documents/doc_mock_draft/legal_hold", json={"on": True})
+    assert_envelope(seeded, 404, "not_found")
+    assert mock.get("/v1/documents/doc_mock_draft", headers=auth()).json()["legal_hold"] is False
+    unknown = mock.post(f"{elsewhere}/webhooks/deliveries/dlv_nowhere/redeliver")
+    assert_envelope(unknown, 404, "not_found")
 
 
 SETUP = """

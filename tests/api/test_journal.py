@@ -68,8 +68,47 @@ def test_filters_and_order(both: httpx.Client) -> None:
     assert [e["seq"] for e in journal(both, limit=1)] == [4]
 
 
+def test_a_request_is_found_by_the_request_id_its_client_got(both: httpx.Client) -> None:
+    both.get("/v1/whoami")
+    refused = both.get("/v1/documents/doc_nowhere")
+    both.get("/v1/vaults")
+    [entry] = journal(both, request_id=refused.headers["x-request-id"])
+    assert (entry["seq"], entry["status"]) == (2, 404)
+    assert entry["explain"]["check"] == "not_found"
+    assert journal(both, request_id="req_nothing_like_it") == []
+    assert [e["path"] for e in journal(both, seq=3)] == ["/v1/vaults"]
+    assert journal(both, seq=99) == []
+
+
+def test_an_idempotent_replay_is_found_by_the_id_it_replays(api: httpx.Client) -> None:
+    body, key = {"name": "once", "region": "us"}, {"Idempotency-Key": "journal-once"}
+    first = api.post("/v1/vaults", json=body, headers=key)
+    again = api.post("/v1/vaults", json=body, headers=key)
+    assert again.headers["x-request-id"] == first.headers["x-request-id"]
+    found = journal(api, request_id=first.headers["x-request-id"])
+    assert [e["seq"] for e in found] == [2, 1]
+
+
+def test_an_accounts_journal_finds_only_its_own_requests(api: httpx.Client) -> None:
+    made = api.post("/_mock/accounts", json={"name": "journal-find"}).json()
+    mine = api.get("/v1/whoami", headers=auth(made["keys"]["full"]))
+    theirs = api.get("/v1/whoami")
+    base = f"/_mock/accounts/{made['id']}/requests"
+    found = api.get(base, params={"request_id": mine.headers["x-request-id"]}).json()["data"]
+    assert [e["account"] for e in found] == [made["id"]]
+    other = api.get(base, params={"request_id": theirs.headers["x-request-id"]}).json()["data"]
+    assert other == []
+
+
 @pytest.mark.parametrize(
-    ("params", "param"), [({"status": "abc"}, "status"), ({"limit": "0"}, "limit")]
+    ("params", "param"),
+    [
+        ({"status": "abc"}, "status"),
+        ({"limit": "0"}, "limit"),
+        ({"seq": "first"}, "seq"),
+        ({"seq": "-1"}, "seq"),
+        ({"request_id": ""}, "request_id"),
+    ],
 )
 def test_bad_filters(api: httpx.Client, params: dict[str, str], param: str) -> None:
     error = assert_envelope(api.get("/_mock/requests", params=params), 422, "validation_error")

@@ -54,7 +54,8 @@ async def unload(call: ControlCall) -> Response:
 
 
 async def requests(call: ControlCall) -> Response:
-    """The journal, newest first; filters method, path (a prefix), status, key; `limit`."""
+    """The journal, newest first; filters method, path (a prefix), status, key, request_id,
+    seq; `limit`."""
     query = call.query
     journal = call.sandbox.journal
     status_text = query.get("status")
@@ -64,12 +65,23 @@ async def requests(call: ControlCall) -> Response:
             raise ValidationError("'status' must be an HTTP status code.", param="status")
         status = int(status_text)
     method = query.get("method")
+    seq_text = query.get("seq")
+    seq = None
+    if seq_text is not None:
+        if not seq_text.isdigit() or len(seq_text) > 18:
+            raise ValidationError("'seq' must be a journal sequence number.", param="seq")
+        seq = int(seq_text)
+    request_id = query.get("request_id")
+    if request_id is not None:
+        request_id = v.string(request_id, "request_id", max_len=255)
     entries = journal.find(
         method=None if method is None else method.upper(),
         path=query.get("path"),
         status=status,
         key=query.get("key"),
         account=query.get("account"),
+        request_id=request_id,
+        seq=seq,
         limit=v.limit(query.get("limit"), default=100, maximum=JOURNAL_PAGE_MAX),
     )
     return json_response(

@@ -5,6 +5,8 @@ read whole, logged, run by the app below this middleware, and answered once on d
 sandbox's own requests (a trigger recipe's calls, the log's replay at start: `own_requests`)
 pass through: they are part of the input that is running, so they take every step a client's
 request takes after the log.
+So does `/_mock/mcp`: an MCP request is not an input, the requests its tools make through the
+whole app are (each logged on its own, which a logged MCP request holding the log would block).
 """
 
 from __future__ import annotations
@@ -12,7 +14,14 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mockserver.engine.durable.log import Durability
-from mockserver.engine.request import Disconnected, Request, Response, body_reader, request_of
+from mockserver.engine.request import (
+    MCP_PATH,
+    Disconnected,
+    Request,
+    Response,
+    body_reader,
+    request_of,
+)
 from mockserver.engine.transport_error import TransportFaultError
 from mockserver.web.adapter import capture, is_own, receive_once, scope_of, send_response
 
@@ -25,7 +34,7 @@ class DurableLog:
         self.durability = durability
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or is_own(scope):
+        if scope["type"] != "http" or is_own(scope) or scope["path"] == MCP_PATH:
             await self.app(scope, receive, send)
             return
         app = scope.get("app")  # Starlette's: what a route's request reads as its app

@@ -25,4 +25,4 @@ def test_every_route_is_there_once() -> None:
     routes = [(tuple(methods), path) for methods, path, _ in SERVER_ENDPOINTS]
     scoped = [(tuple(methods), path) for methods, path, _ in ACCOUNT_ENDPOINTS]
     assert len(routes) == len(set(routes)) == 26
-    assert len(scoped) == len(set(scoped)) == 17
+    assert len(scoped) == len(set(scoped)) == 19
