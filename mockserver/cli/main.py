@@ -171,7 +171,8 @@ def _openapi(seed_path: Path | None) -> int:
 
 
 def _validate(files: Sequence[Path], seed: Path | None) -> int:
-    """Check each file; every problem of a bad one on stderr, one `file:line: message` a line.
+    """Check each file; every problem of a bad one on stderr, one `file:line: message` a line,
+    then its warnings (`file:line: warning: message`), which do not change the exit status.
     A bad --seed stops it: scenarios cannot be checked against it."""
 
     validator = Validator(seed)
@@ -186,6 +187,8 @@ def _validate(files: Sequence[Path], seed: Path | None) -> int:
             status = error.exit_code
         else:
             print(f"{checked}: ok ({kind})")
+        for warning in validator.warnings:  # rules that can never fire: said, not refused
+            print(warning, file=sys.stderr)
     return status
 
 

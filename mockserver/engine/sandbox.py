@@ -37,8 +37,10 @@ from mockserver.engine.durable.state import open_state
 from mockserver.engine.journal import AccountJournal, Journal, Observer
 from mockserver.engine.request import Request, Response, Serve
 from mockserver.engine.snapshots import Snapshots, shelves
+from mockserver.scenarios.binding import DEFAULT_READONLY_KEY
 from mockserver.scenarios.engine import ScenarioEngine
 from mockserver.scenarios.loader import load_scenario
+from mockserver.scenarios.model import DEFAULT_KEY
 from mockserver.seeds.loader import load_seed
 from mockserver.seeds.world import load_world
 from mockserver.webhooks.delivery import DeliveryEngine
@@ -168,7 +170,12 @@ class SandboxState:
         store = Store(seed, clock, random_seed, loader=load_world, streams=f"{account.id}/")
         webhooks, scenarios = _engines(store, settings, server.scenarios.scenarios_dir)
         webhooks.share_clients(server.webhooks)  # closed with the server's
-        scenarios.default_key = made.full.key  # what its scenarios act with by default
+        # a scenario written for the default seed acts, and matches, with this account's keys
+        scenarios.key_binding = {
+            DEFAULT_KEY: made.full.key,
+            DEFAULT_READONLY_KEY: made.readonly.key,
+        }
+        scenarios.where = f"account {account.id}"
         journal = AccountJournal(server.journal, account.id)
         store.reset_hooks.append(journal.clear)
         return cls(
