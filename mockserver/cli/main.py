@@ -82,7 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
         details="A scenario is also checked against the data of the seed (--seed), as "
         "run, replay and the control plane load it. A good file prints `FILE: ok (kind)`; "
         "a bad one prints every problem found on stderr, format and references alike, one "
-        "`file:line: message` a line in the file's order. Exit status 2 if any file is bad.",
+        "`file:line: message` a line in the file's order. A rule that can never fire (it "
+        "matches a key, path or webhook endpoint the seed lacks) is a warning, "
+        "`file:line: warning: message`, which does not fail the file. Exit status 2 if any "
+        "file is bad.",
     )
     validate.add_argument(
         "files",
