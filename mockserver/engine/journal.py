@@ -184,6 +184,17 @@ def _body(data: bytes, size: int) -> dict[str, Any]:
     return {"body": body, "size": size, "truncated": size > len(data)}
 
 
+def key_matches(credential: str | None, wanted: str, prefix: bool = False) -> bool:
+    """Whether a request's credential is `wanted`: the whole of it, its masked form (what
+    the journal shows, so a key can be filtered by what is read), or with `prefix` its
+    start."""
+    if credential is None:
+        return False
+    if credential == wanted or mask(credential) == wanted:
+        return True
+    return prefix and credential.startswith(wanted)
+
+
 class Journal:
     """A ring buffer of entries, newest last."""
 
@@ -233,9 +244,12 @@ class Journal:
         key: str | None = None,
         account: str | None = None,
         limit: int = 100,
+        key_prefix: bool = False,
     ) -> list[Entry]:
-        """Entries newest first that pass every given filter (`path` is a prefix; `account`:
-        the requests of that account, whichever sandbox answered them)."""
+        """Entries newest first that pass every given filter (`path` is a prefix; `key` the
+        whole credential or its masked form as entries show it, or with `key_prefix` its
+        start too; `account`: the requests of that account, whichever sandbox answered
+        them)."""
         found: list[Entry] = []
         for entry in reversed(self._entries):
             if account is not None and entry.account != account:
@@ -246,7 +260,7 @@ class Journal:
                 continue
             if status is not None and entry.status != status:
                 continue
-            if key is not None and entry.credential != key:
+            if key is not None and not key_matches(entry.credential, key, key_prefix):
                 continue
             found.append(entry)
             if len(found) >= limit:
@@ -285,9 +299,16 @@ class AccountJournal(Journal):
         key: str | None = None,
         account: str | None = None,
         limit: int = 100,
+        key_prefix: bool = False,
     ) -> list[Entry]:
         return self.server.find(
-            method=method, path=path, status=status, key=key, account=self.account, limit=limit
+            method=method,
+            path=path,
+            status=status,
+            key=key,
+            account=self.account,
+            limit=limit,
+            key_prefix=key_prefix,
         )
 
     def saved(self) -> tuple[int, list[Entry]]:
