@@ -100,6 +100,9 @@ def test_rules_that_never_fire_load_with_warnings(mock: httpx.Client) -> None:
     assert "no webhook endpoint 'whk_nowhere'" in warnings[2]["message"]
     listed = mock.get("/_mock/scenarios").json()["data"][0]
     assert listed["warnings"] == warnings
+    overview = mock.get("/_mock/ui").text  # the inspector lists them under the scenario
+    assert 'data-testid="scenario-warnings"' in overview
+    assert "line 7: rules[1].match.path: no endpoint serves /v1/documnets" in overview
     # the rules are armed all the same: the one that can fire does
     got = mock.get("/v1/documents/doc_mock_draft", headers=auth())
     assert got.status_code == 503
