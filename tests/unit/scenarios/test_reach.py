@@ -73,3 +73,25 @@ def test_validate_warns_and_still_passes(tmp_path: Path) -> None:
         timeout=120,
     )
     assert alone.returncode == 0, alone.stderr
+
+
+def test_validate_warns_against_the_seed_given(tmp_path: Path) -> None:
+    """With --seed, the keys are that seed's: the default seed's key is unknown there."""
+    path = tmp_path / "qa.yaml"
+    path.write_text(
+        "name: qa\nrules:\n  - name: r\n    match: {key: sk_test_mock_full}\n"
+        "    respond: {status: 500}\n"
+    )
+    seed = ROOT / "tests" / "e2e" / "data" / "tiny_seed.yaml"
+    result = subprocess.run(
+        [sys.executable, "-m", "mockserver", "validate", "--seed", str(seed), str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"{path}:4: warning: rules[0].match.key: no key 'sk_test_mock_full' in the seed: "
+        "this rule never matches"
+    ]
