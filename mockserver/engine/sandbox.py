@@ -226,4 +226,5 @@ def _engines(
         journal_size=settings.webhook_journal_size,
         faults=scenarios.webhook_fault,
     )
+    scenarios.endpoint_ids = lambda: (e for book in webhooks.books.values() for e in book.endpoints)
     return webhooks, scenarios

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,6 +122,9 @@ class ScenarioEngine:
         # for the seed acts, and matches, with the account's keys. Empty for the server's.
         self.key_binding: dict[str, str] = {}
         self.where = "the seed"  # what warnings call this sandbox
+        # The webhook endpoints the sandbox has now (set by the webhooks feature), beside the
+        # seed's: a fault naming one made through the API is not warned about.
+        self.endpoint_ids: Callable[[], Iterable[str]] | None = None
         self.active = False  # anything armed: the HTTP layer skips everything when not
         self.needs_body = False  # some rule matches on the request body
         self.gates: list[tuple[frozenset[str] | None, PathPattern | None]] = []
@@ -153,7 +156,8 @@ class ScenarioEngine:
         """What this sandbox has: its keys, the webhook endpoints of its seed and of the
         other loaded scenarios (`replacing` is being loaded again)."""
         others = [added_endpoints(x.scenario) for x in self.loaded if x.scenario.name != replacing]
-        return known_of(self.store, self.where, (e for ids in others for e in ids))
+        live = [] if self.endpoint_ids is None else list(self.endpoint_ids())
+        return known_of(self.store, self.where, [*live, *(e for ids in others for e in ids)])
 
     def load(self, scenario: Scenario) -> Loaded:
         """Check, then apply a scenario; ScenarioError (with its lines) before any change.

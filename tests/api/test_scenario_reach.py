@@ -129,3 +129,18 @@ def test_a_mistyped_scenario_name_suggests_the_closest(mock: httpx.Client) -> No
     assert error["param"] == "name"
     assert "Did you mean 'legal_hold'?" in error["message"]
     assert mock.get("/_mock/scenarios").json()["data"] == []
+
+
+def test_a_fault_for_an_endpoint_made_through_the_api_is_not_warned_about(
+    mock: httpx.Client,
+) -> None:
+    hook = {"url": "http://127.0.0.1:9/hooks", "events": ["vault.created"]}
+    made = mock.post("/v1/webhook_endpoints", json=hook, headers=auth())
+    assert made.status_code == 201, made.text
+    text = (
+        f"name: hooks\nwebhooks:\n  - name: f\n    endpoint: {made.json()['id']}\n"
+        "    fault: fail\n  - name: g\n    endpoint: whk_missing_one\n    fault: fail\n"
+    )
+    warnings = mock.post("/_mock/scenarios", json={"yaml": text}).json()["warnings"]
+    assert [w["line"] for w in warnings] == [7]
+    assert "no webhook endpoint 'whk_missing_one'" in warnings[0]["message"]
