@@ -8,6 +8,7 @@ scenarios through the handle too, so a refused scenario is `ScenarioRefused` fro
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -225,7 +226,11 @@ class MockServer(Controls):
             raise ScenarioRefused(response.json()["error"]["message"])
         if response.status_code >= 400:
             raise RuntimeError(f"POST {endpoint} failed: {response.status_code} {response.text}")
-        return response.json()
+        loaded = response.json()
+        source = body.get("source", loaded.get("source", name_or_path))
+        for said in loaded.get("warnings", ()):  # rules that can never fire: in pytest's summary
+            warnings.warn(f"{source}:{said['line']}: {said['message']}", UserWarning, stacklevel=2)
+        return loaded
 
     def new_account(self, **options: Any) -> dict[str, Any]:
         """A fresh isolated account with its keys, for tests that must not share data."""

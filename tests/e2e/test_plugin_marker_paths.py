@@ -100,3 +100,37 @@ def test_strict_scenarios_cover_mock_account(pytester: pytest.Pytester) -> None:
     )
     strict.assert_outcomes(passed=1, failed=1)
     strict.stdout.fnmatch_lines(["*Scenario rules that never fired: acct_*: unused/vaults-down.*"])
+
+
+TYPO = """\
+name: typo
+rules:
+  - name: never
+    match: {path: /v1/documnets}
+    respond: {status: 500}
+"""
+
+WARNED = """
+import pytest
+
+
+@pytest.mark.mock_scenario("typo.yaml")
+def test_loaded_with_a_warning(mock_server):
+    with mock_server.client() as client:
+        assert client.get("/v1/documents").status_code == 200
+
+
+@pytest.mark.mock_scenario("typo.yaml")
+def test_in_an_account_too(mock_account):
+    pass
+"""
+
+
+def test_a_rule_that_can_never_fire_is_in_the_warnings_summary(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".yaml", typo=TYPO)
+    pytester.makepyfile(test_warned=WARNED)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
+    result.assert_outcomes(passed=2, warnings=2)
+    result.stdout.fnmatch_lines(
+        ["*UserWarning: *typo.yaml:4: rules[[]0[]].match.path: no endpoint serves /v1/documnets*"]
+    )
