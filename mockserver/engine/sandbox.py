@@ -80,6 +80,8 @@ class SandboxState:
             self.tenants = AccountSandboxes(
                 store, self.accounts, webhooks, journal, settings.start_time, self._account
             )
+            tenants = self.tenants  # the server's rules apply to its accounts' requests too
+            scenarios.account_keys = lambda: (key for t in tenants for key in t.keys())
         # The OpenAPI document of `GET /v1/openapi.json`, built on first request.
         self.openapi: bytes | None = None
         # The callers of the API keys its requests carried, by `Authorization` value, while

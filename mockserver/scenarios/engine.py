@@ -125,6 +125,9 @@ class ScenarioEngine:
         # The webhook endpoints the sandbox has now (set by the webhooks feature), beside the
         # seed's: a fault naming one made through the API is not warned about.
         self.endpoint_ids: Callable[[], Iterable[str]] | None = None
+        # The keys of the accounts made through the control plane (the server's engine: its
+        # rules apply to their requests too), beside the store's own.
+        self.account_keys: Callable[[], Iterable[str]] | None = None
         self.active = False  # anything armed: the HTTP layer skips everything when not
         self.needs_body = False  # some rule matches on the request body
         self.gates: list[tuple[frozenset[str] | None, PathPattern | None]] = []
@@ -157,7 +160,9 @@ class ScenarioEngine:
         other loaded scenarios (`replacing` is being loaded again)."""
         others = [added_endpoints(x.scenario) for x in self.loaded if x.scenario.name != replacing]
         live = [] if self.endpoint_ids is None else list(self.endpoint_ids())
-        return known_of(self.store, self.where, [*live, *(e for ids in others for e in ids)])
+        keys = [] if self.account_keys is None else list(self.account_keys())
+        endpoints = [*live, *(e for ids in others for e in ids)]
+        return known_of(self.store, self.where, endpoints, keys)
 
     def load(self, scenario: Scenario) -> Loaded:
         """Check, then apply a scenario; ScenarioError (with its lines) before any change.

@@ -188,11 +188,18 @@ def _closest(name: str, among: Iterable[str]) -> str:
     return f" (did you mean '{close}'?)" if close else ""
 
 
-def known_of(store: Store, where: str = "the seed", more_endpoints: Iterable[str] = ()) -> Known:
-    """What `store` has now: its keys, and the webhook endpoints of its seed and `more`."""
+def known_of(
+    store: Store,
+    where: str = "the seed",
+    more_endpoints: Iterable[str] = (),
+    more_keys: Iterable[str] = (),
+) -> Known:
+    """What `store` has now: its keys and `more_keys`, the webhook endpoints of its seed and
+    `more_endpoints`."""
     endpoints = {
         endpoint.id
         for environment in store.seed.environments.values()
         for endpoint in environment.webhook_endpoints
     }
-    return Known(frozenset(store.keys), frozenset(endpoints | set(more_endpoints)), where)
+    keys = frozenset(store.keys) | frozenset(more_keys)
+    return Known(keys, frozenset(endpoints | set(more_endpoints)), where)

@@ -144,3 +144,16 @@ def test_a_fault_for_an_endpoint_made_through_the_api_is_not_warned_about(
     warnings = mock.post("/_mock/scenarios", json={"yaml": text}).json()["warnings"]
     assert [w["line"] for w in warnings] == [7]
     assert "no webhook endpoint 'whk_missing_one'" in warnings[0]["message"]
+
+
+def test_a_server_rule_for_an_accounts_key_is_not_warned_about(mock: httpx.Client) -> None:
+    """The server's rules apply to its accounts' requests too: their keys are known there."""
+    made = mock.post("/_mock/accounts", json={}).json()
+    key = made["keys"]["full"]
+    text = (
+        f"name: theirs\nrules:\n  - name: r\n    match: {{key: {key}, path: /v1/vaults}}\n"
+        "    respond: {status: 418}\n"
+    )
+    loaded = mock.post("/_mock/scenarios", json={"yaml": text}).json()
+    assert "warnings" not in loaded
+    assert mock.get("/v1/vaults", headers=auth(key)).status_code == 418
