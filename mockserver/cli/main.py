@@ -83,7 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
         details="A scenario is also checked against the data of the seed (--seed), as "
         "run, replay and the control plane load it. A good file prints `FILE: ok (kind)`; "
         "a bad one prints every problem found on stderr, format and references alike, one "
-        "`file:line: message` a line in the file's order. Exit status 2 if any file is bad.",
+        "`file:line: message` a line in the file's order. A rule that can never fire (it "
+        "matches a key, path or webhook endpoint the seed lacks) is a warning, "
+        "`file:line: warning: message`, which does not fail the file. Exit status 2 if any "
+        "file is bad.",
     )
     validate.add_argument(
         "files",
@@ -173,7 +176,8 @@ def _openapi(seed_path: Path | None) -> int:
 
 
 def _validate(files: Sequence[Path], seed: Path | None) -> int:
-    """Check each file; every problem of a bad one on stderr, one `file:line: message` a line.
+    """Check each file; every problem of a bad one on stderr, one `file:line: message` a line,
+    then its warnings (`file:line: warning: message`), which do not change the exit status.
     A bad --seed stops it: scenarios cannot be checked against it."""
 
     validator = Validator(seed)
@@ -188,6 +192,8 @@ def _validate(files: Sequence[Path], seed: Path | None) -> int:
             status = error.exit_code
         else:
             print(f"{checked}: ok ({kind})")
+        for warning in validator.warnings:  # rules that can never fire: said, not refused
+            print(warning, file=sys.stderr)
     return status
 
 

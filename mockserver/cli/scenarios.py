@@ -17,6 +17,7 @@ from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.snapshots.schema import snapshot_schema
 from mockserver.scenarios.files import scenario_file
 from mockserver.scenarios.loader import load_scenario, looks_like_seed, read_scenario
+from mockserver.scenarios.reach import Problem
 from mockserver.scenarios.schema import SCENARIO_SCHEMA
 from mockserver.seeds.loader import load_seed
 from mockserver.testing.inprocess import inprocess_client
@@ -40,6 +41,8 @@ class Validator:
     def __init__(self, seed: Path | None = None) -> None:
         self.seed = seed
         self._sandbox: SandboxState | None = None
+        # The last scenario's warnings: match criteria naming what the seed lacks.
+        self.warnings: list[Problem] = []
 
     def check(self, given: Path) -> tuple[Path, str]:
         """Check a seed or a scenario (told apart by content; a bare name is a shipped
@@ -48,6 +51,7 @@ class Validator:
         A scenario's parts that pass the file's own checks are checked against the seed even
         when other parts fail them, so one run reports every problem that can be found."""
 
+        self.warnings = []
         path = scenario_path(given)
         try:
             text = path.read_text("utf-8-sig", errors="replace")
@@ -62,6 +66,7 @@ class Validator:
             self.sandbox().control.check_scenario(scenario)
         except ScenarioError as error:
             problems += error.problems
+        self.warnings = self.sandbox().scenarios.warnings(scenario)
         if problems:
             problems.sort(key=lambda problem: problem.line)  # stable: the file's own first
             raise ScenarioError.every(problems)

@@ -28,6 +28,7 @@ from mockserver.engine.snapshots import Snapshot
 from mockserver.scenarios.engine import Loaded
 from mockserver.scenarios.loader import load_scenario, load_scenario_text
 from mockserver.scenarios.model import Scenario
+from mockserver.scenarios.reach import closest
 from mockserver.seeds.export import seed_text
 from mockserver.seeds.loader import load_seed_text
 from mockserver.webhooks.deliveries import Delivery
@@ -126,8 +127,11 @@ class Control:
         scenarios = self._sandbox.scenarios
         path = scenarios.path_of(name) if name else None
         if path is None:
+            available = scenarios.available()
+            close = closest(name, available)
+            hint = f" Did you mean '{close}'?" if close else ""
             raise NotFound(
-                f"No scenario named '{name[:64]}'. Available: {', '.join(scenarios.available())}.",
+                f"No scenario named '{name[:64]}'.{hint} Available: {', '.join(available)}.",
                 param="name",
             )
         return self.arm(load_scenario(path))

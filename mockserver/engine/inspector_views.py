@@ -122,8 +122,24 @@ def journal_entry(journal: Journal, seq: int) -> dict[str, Any] | None:
     response_headers = view["response"]["headers"]
     view["rate_limit"] = {name: response_headers.get(name) for name in RATE_HEADERS}
     view["request"]["pretty"] = pretty(view["request"]["body"])
+    view["request"]["unread"] = unread_body(view["request"])
     view["response"]["pretty"] = pretty(view["response"]["body"])
     return view
+
+
+def unread_body(request: dict[str, Any]) -> str | None:
+    """What a request said of the body it sent when none of it was read (it was answered
+    before: a refused credential, a rate limit, ...): `Content-Length: N` or `chunked`. None
+    when it was read, or sent none."""
+    if request["size"]:
+        return None
+    headers = request["headers"]
+    length = headers.get("content-length", "0").strip()
+    if length.isdigit() and int(length) > 0:
+        return f"Content-Length: {int(length)}"
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        return "Transfer-Encoding: chunked"
+    return None
 
 
 # ---------------------------------------------------------------- resources
@@ -186,13 +202,15 @@ def _workflow(workflow: Workflow) -> dict[str, Any]:
 
 def resources(store: Store) -> list[dict[str, Any]]:
     """Every world (account, environment) the seed defines or that exists, by region: vaults,
-    live documents with their lifecycle position, workflows with their current step."""
+    live documents with their lifecycle position, workflows with their current step
+    (documents and workflows newest first)."""
     out = []
     for world in store.seeded_worlds():
         regions = []
         for name, region in world.regions.items():
-            docs = [_document(world, d) for d in region.doc_order if not d.deleted]
-            workflows = sorted(region.workflows.values(), key=lambda w: w.seq)
+            # newest first, as the API lists them: what was just made is at the top
+            docs = [_document(world, d) for d in reversed(region.doc_order) if not d.deleted]
+            workflows = sorted(region.workflows.values(), key=lambda w: w.seq, reverse=True)
             if not (region.vaults or docs or workflows):
                 continue
             regions.append(

@@ -29,21 +29,11 @@ from mockserver.webhooks.endpoints import WebhookBook
 
 MAX_ATTEMPTS = len(RETRY_OFFSETS)  # attempts a delivery gets before it is marked failed
 SHOWN = 50  # deliveries listed per endpoint (the summary counts them all)
-ID_KEPT = 6  # characters of an id kept after its prefix when it is shortened
 
 # A delivery's state as the page names it: the journal's status, with `pending` told apart
 # into the one being retried, the one being sent for the first time and the ones queued.
 STATES = ("delivered", "retrying", "sending", "queued", "failed", "cancelled", "dropped")
 _ENDED = {"succeeded": "delivered", "failed": "failed", "cancelled": "cancelled"}
-
-
-def short_id(value: str, kept: int = ID_KEPT) -> str:
-    """An id cut for reading, its prefix kept: `whd_iOWwgS5RMdQleIgD73fDoKz5` -> `whd_iOWwgS…`.
-    Ids short enough already are left whole."""
-    prefix, sep, rest = value.partition("_")
-    if not sep or len(rest) <= kept + 2:
-        return value
-    return f"{prefix}_{rest[:kept]}…"
 
 
 def state_of(delivery: Delivery) -> str:

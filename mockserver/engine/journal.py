@@ -192,6 +192,17 @@ def _body(data: bytes, size: int) -> dict[str, Any]:
     return {"body": body, "size": size, "truncated": size > len(data)}
 
 
+def key_matches(credential: str | None, wanted: str, prefix: bool = False) -> bool:
+    """Whether a request's credential is `wanted`: the whole of it, its masked form (what
+    the journal shows, so a key can be filtered by what is read), or with `prefix` its
+    start."""
+    if credential is None:
+        return False
+    if credential == wanted or mask(credential) == wanted:
+        return True
+    return prefix and credential.startswith(wanted)
+
+
 class Journal:
     """A ring buffer of entries, newest last."""
 
@@ -243,10 +254,13 @@ class Journal:
         request_id: str | None = None,
         seq: int | None = None,
         limit: int = 100,
+        key_prefix: bool = False,
     ) -> list[Entry]:
-        """Entries newest first that pass every given filter (`path` is a prefix; `account`:
-        the requests of that account, whichever sandbox answered them; `request_id`: those
-        answered with that `X-Request-Id`; `seq`: the one of that number)."""
+        """Entries newest first that pass every given filter (`path` is a prefix; `key` the
+        whole credential or its masked form as entries show it, or with `key_prefix` its
+        start too; `account`: the requests of that account, whichever sandbox answered
+        them; `request_id`: those answered with that `X-Request-Id`; `seq`: the one of that
+        number)."""
         found: list[Entry] = []
         for entry in reversed(self._entries):
             if account is not None and entry.account != account:
@@ -261,7 +275,7 @@ class Journal:
                 continue
             if status is not None and entry.status != status:
                 continue
-            if key is not None and entry.credential != key:
+            if key is not None and not key_matches(entry.credential, key, key_prefix):
                 continue
             found.append(entry)
             if len(found) >= limit:
@@ -302,6 +316,7 @@ class AccountJournal(Journal):
         request_id: str | None = None,
         seq: int | None = None,
         limit: int = 100,
+        key_prefix: bool = False,
     ) -> list[Entry]:
         return self.server.find(
             method=method,
@@ -312,6 +327,7 @@ class AccountJournal(Journal):
             request_id=request_id,
             seq=seq,
             limit=limit,
+            key_prefix=key_prefix,
         )
 
     def saved(self) -> tuple[int, list[Entry]]:

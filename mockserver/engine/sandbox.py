@@ -37,8 +37,10 @@ from mockserver.engine.durable.state import open_state
 from mockserver.engine.journal import AccountJournal, Journal, Observer
 from mockserver.engine.request import Serve
 from mockserver.engine.snapshots import Snapshots, shelves
+from mockserver.scenarios.binding import DEFAULT_READONLY_KEY
 from mockserver.scenarios.engine import ScenarioEngine
 from mockserver.scenarios.loader import load_scenario
+from mockserver.scenarios.model import DEFAULT_KEY
 from mockserver.seeds.loader import load_seed
 from mockserver.seeds.world import load_world
 from mockserver.webhooks.delivery import DeliveryEngine
@@ -78,6 +80,8 @@ class SandboxState:
             self.tenants = AccountSandboxes(
                 store, self.accounts, webhooks, journal, settings.start_time, self._account
             )
+            tenants = self.tenants  # the server's rules apply to its accounts' requests too
+            scenarios.account_keys = lambda: (key for t in tenants for key in t.keys())
         # The OpenAPI document of `GET /v1/openapi.json`, built on first request.
         self.openapi: bytes | None = None
         # The callers of the API keys its requests carried, by `Authorization` value, while
@@ -160,7 +164,12 @@ class SandboxState:
         store = Store(seed, clock, random_seed, loader=load_world, streams=f"{account.id}/")
         webhooks, scenarios = _engines(store, settings, server.scenarios.scenarios_dir)
         webhooks.share_clients(server.webhooks)  # closed with the server's
-        scenarios.default_key = made.full.key  # what its scenarios act with by default
+        # a scenario written for the default seed acts, and matches, with this account's keys
+        scenarios.key_binding = {
+            DEFAULT_KEY: made.full.key,
+            DEFAULT_READONLY_KEY: made.readonly.key,
+        }
+        scenarios.where = f"account {account.id}"
         journal = AccountJournal(server.journal, account.id)
         store.reset_hooks.append(journal.clear)
         return cls(
@@ -207,4 +216,5 @@ def _engines(
         journal_size=settings.webhook_journal_size,
         faults=scenarios.webhook_fault,
     )
+    scenarios.endpoint_ids = lambda: (e for book in webhooks.books.values() for e in book.endpoints)
     return webhooks, scenarios

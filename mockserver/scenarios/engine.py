@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from mockserver.core.errors import ScenarioError
 from mockserver.core.scheduler import Timer
 from mockserver.domain.store import Store
 from mockserver.scenarios.actions import Applier, Checker, WebhookSetup
+from mockserver.scenarios.binding import bind_keys
 from mockserver.scenarios.chaos import (
     LATENCY_KEY,
     Chaos,
@@ -41,13 +42,13 @@ from mockserver.scenarios.decisions import ChaosHit, Fault, ForcedLimit
 from mockserver.scenarios.files import scenario_file, shipped_names, shipped_scenario
 from mockserver.scenarios.matching import PathPattern, contains, map_matches
 from mockserver.scenarios.model import (
-    DEFAULT_KEY,
     Deprecation,
     Match,
     Rule,
     Scenario,
     WebhookFault,
 )
+from mockserver.scenarios.reach import Known, Problem, added_endpoints, known_of, unreachable
 from mockserver.scenarios.summary import describe
 
 log = logging.getLogger("mockserver")
@@ -75,6 +76,7 @@ class Loaded:
     loaded_at: int
     timers: list[Timer] = field(default_factory=list)
     done: list[bool] = field(default_factory=list)  # per timeline entry
+    warnings: list[Problem] = field(default_factory=list)  # rules that can never fire
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +118,16 @@ class ScenarioEngine:
         self.pending_webhooks: list[dict[str, Any]] = []
         self.timeline_errors: list[str] = []
         self.webhook_setup = webhook_setup
-        # The key a scenario acts with when it names none (an account sandbox's full key: the
-        # seed's default key is not in it).
-        self.default_key: str | None = None
+        # An account sandbox's keys for the default seed's (`binding.py`): a scenario written
+        # for the seed acts, and matches, with the account's keys. Empty for the server's.
+        self.key_binding: dict[str, str] = {}
+        self.where = "the seed"  # what warnings call this sandbox
+        # The webhook endpoints the sandbox has now (set by the webhooks feature), beside the
+        # seed's: a fault naming one made through the API is not warned about.
+        self.endpoint_ids: Callable[[], Iterable[str]] | None = None
+        # The keys of the accounts made through the control plane (the server's engine: its
+        # rules apply to their requests too), beside the store's own.
+        self.account_keys: Callable[[], Iterable[str]] | None = None
         self.active = False  # anything armed: the HTTP layer skips everything when not
         self.needs_body = False  # some rule matches on the request body
         self.gates: list[tuple[frozenset[str] | None, PathPattern | None]] = []
@@ -139,18 +148,33 @@ class ScenarioEngine:
             raise ScenarioError.every(problems)
 
     def adopt(self, scenario: Scenario) -> Scenario:
-        """`scenario` acting with this engine's default key when it names the seed's."""
-        if self.default_key is not None and scenario.key == DEFAULT_KEY:
-            scenario.key = self.default_key
-        return scenario
+        """`scenario` with the default seed's keys bound to this sandbox's (an account's)."""
+        return bind_keys(scenario, self.key_binding)
+
+    def warnings(self, scenario: Scenario) -> list[Problem]:
+        """The match criteria of `scenario` that name what this sandbox lacks (`reach.py`)."""
+        return unreachable(scenario, self.known(scenario.name))
+
+    def known(self, replacing: str = "") -> Known:
+        """What this sandbox has: its keys, the webhook endpoints of its seed and of the
+        other loaded scenarios (`replacing` is being loaded again)."""
+        others = [added_endpoints(x.scenario) for x in self.loaded if x.scenario.name != replacing]
+        live = [] if self.endpoint_ids is None else list(self.endpoint_ids())
+        keys = [] if self.account_keys is None else list(self.account_keys())
+        endpoints = [*live, *(e for ids in others for e in ids)]
+        return known_of(self.store, self.where, endpoints, keys)
 
     def load(self, scenario: Scenario) -> Loaded:
-        """Check, then apply a scenario; ScenarioError (with its lines) before any change."""
+        """Check, then apply a scenario; ScenarioError (with its lines) before any change.
+        A match criterion that can never fire is a warning: logged, and kept on `Loaded`."""
         self.adopt(scenario)
         self.check(scenario)
+        warnings = self.warnings(scenario)
+        for warning in warnings:
+            log.warning("%s", warning)
         self._unload(scenario.name)  # loading a name again replaces it
         self._move_clock(scenario)
-        loaded = Loaded(scenario, self.store.now())
+        loaded = Loaded(scenario, self.store.now(), warnings=warnings)
         applier = self._applier(scenario)
         for action in scenario.setup:
             applier.apply(action)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mockserver.core.errors import ScenarioError
+from mockserver.scenarios.reach import closest
 
 
 def shipped_scenario(name: str, directory: Path | None) -> Path | None:
@@ -37,8 +38,13 @@ def scenario_file(given: Path, directory: Path | None) -> Path:
     if shipped is not None:
         return shipped
     if given.suffix == "" and len(given.parts) == 1:
-        names = ", ".join(shipped_names(directory)) or "none"
+        available = shipped_names(directory)
+        close = closest(str(given), available)
+        hint = f"did you mean {close}? " if close else ""
+        names = ", ".join(available) or "none"
         raise ScenarioError(
-            str(given), 1, f"no such file, and no shipped scenario of that name (shipped: {names})"
+            str(given),
+            1,
+            f"no such file, and no shipped scenario of that name ({hint}shipped: {names})",
         )
     return given

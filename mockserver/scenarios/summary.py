@@ -11,6 +11,7 @@ from mockserver.scenarios.chaos import describe as describe_chaos
 
 if TYPE_CHECKING:
     from mockserver.scenarios.model import Scenario
+    from mockserver.scenarios.reach import Problem
 
 
 class Loaded(Protocol):
@@ -21,11 +22,12 @@ class Loaded(Protocol):
     loaded_at: int
     timers: list[Timer]
     done: list[bool]
+    warnings: list[Problem]
 
 
 def describe(loaded: Loaded) -> dict[str, Any]:
     scenario = loaded.scenario
-    return {
+    described = {
         "name": scenario.name,
         "description": scenario.description,
         "source": scenario.source,
@@ -47,3 +49,6 @@ def describe(loaded: Loaded) -> dict[str, Any]:
         ],
         "chaos": None if scenario.chaos is None else describe_chaos(scenario.chaos),
     }
+    if loaded.warnings:  # match criteria naming what this sandbox lacks: they never fire
+        described["warnings"] = [warning.as_json() for warning in loaded.warnings]
+    return described

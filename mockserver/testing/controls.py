@@ -17,6 +17,16 @@ if TYPE_CHECKING:
     import httpx
 
 
+def unused_rules(loaded: list[dict[str, Any]]) -> list[str]:
+    """`scenario/rule` of each rule that never fired, of `GET /_mock/scenarios`'s `data`."""
+    return [
+        f"{scenario['name']}/{rule['name']}"
+        for scenario in loaded
+        for rule in scenario["rules"]
+        if not rule["fired"]
+    ]
+
+
 class Controls(Verifying):
     """Helpers on the control plane under `_base` (the server's `/_mock`, by default)."""
 
@@ -40,6 +50,12 @@ class Controls(Verifying):
     def _last_seq(self) -> int:
         data = self.requests(limit=1)
         return int(data[0]["seq"]) if data else 0
+
+    def unused_rules(self) -> list[str]:
+        """`scenario/rule` of every rule of the loaded scenarios that never fired (what
+        `--mock-strict-scenarios` fails a test for)."""
+        loaded: list[dict[str, Any]] = self._call("GET", "/scenarios")["data"]
+        return unused_rules(loaded)
 
     def now(self) -> str:
         """The mock clock, RFC 3339."""

@@ -18,7 +18,9 @@ traceback), and the marker fails the test's setup with the lines alone.
 Both fixtures assert what the client sent (`assert_requested`, `assert_not_requested`,
 `assert_requested_in_order`: testing/verification.py). A failed test that used one gets a
 "mock journal" report section: its API requests, with `explain` under each error answer.
-`--mock-strict-scenarios` fails a test whose loaded scenarios kept a rule that never fired.
+`--mock-strict-scenarios` fails a test whose loaded scenarios (the server's, or its account's)
+kept a rule that never fired. A `mock_scenario` file is found from the test file's folder, then
+the rootdir.
 
 Errors raised inside the server while a test runs fail that test with their traceback.
 
@@ -127,8 +129,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     mock = _used_mock(item)
     if mock is None or (report.when == "teardown" and report.passed):
         return report
+    account = item.stash.get(_ACCOUNT, None)
     if report.when == "call" and item.config.getoption("--mock-strict-scenarios"):
         unused = mock.unused_rules()
+        if account is not None:  # the test's account has scenarios of its own
+            unused += [f"{account.id}: {rule}" for rule in account.unused_rules()]
         if unused:
             message = "Scenario rules that never fired: " + ", ".join(unused) + "."
             if report.passed:
@@ -137,7 +142,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             else:
                 report.sections.append(("mock scenarios", message))
     if report.failed:
-        account = item.stash.get(_ACCOUNT, None)
         report.sections.append(("mock journal", mock.journal_text(account)))
     return report
 

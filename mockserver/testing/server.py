@@ -8,6 +8,7 @@ scenarios through the handle too, so a refused scenario is `ScenarioRefused` fro
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -69,21 +70,43 @@ def _scenario_text(path: Path) -> str:
         raise ScenarioRefused(str(error)) from None
 
 
-def load_marked(load: Callable[[str], Any], node: pytest.Item) -> None:
+def load_marked(load: Callable[[str | Path], Any], node: pytest.Item) -> None:
     """Load the test's `mock_scenario` scenarios with `load` (a handle's or an account's
     `load_scenario`); one the mock refuses fails the test with the mock's lines alone."""
     marker = node.get_closest_marker("mock_scenario")
     for name in marker.args if marker is not None else ():
-        refused = _refusal(load, name)
+        refused = _refusal(load, name, node)
         if refused is not None:  # the mock's lines, without a traceback
             pytest.fail(str(refused), pytrace=False)
 
 
-def _refusal(load: Callable[[str], Any], name: str) -> ScenarioRefused | None:
+def marked_file(name: str | Path, node: pytest.Item) -> str | Path:
+    """What a `mock_scenario` argument names: a scenario's name as given; a relative `.yaml`
+    (`.yml`) file from the test file's folder, else from the rootdir, so the marker means the
+    same file wherever pytest is started. ScenarioRefused naming the paths tried if neither
+    has it."""
+    path = Path(name)
+    if path.suffix not in (".yaml", ".yml") or path.is_absolute():
+        return name
+    tried: list[Path] = []
+    for folder in (node.path.parent, node.config.rootpath):
+        candidate = folder / path
+        if candidate not in tried:
+            tried.append(candidate)
+        if candidate.exists():
+            return candidate  # a file that cannot be read says so, at its own path
+    raise ScenarioRefused(
+        f"{name}: no such scenario file (tried {' and '.join(str(p) for p in tried)})"
+    )
+
+
+def _refusal(
+    load: Callable[[str | Path], Any], name: str, node: pytest.Item
+) -> ScenarioRefused | None:
     """Load one scenario; why the mock refused it, if it did (returned, not raised: failing
     the test in an `except` would print it twice)."""
     try:
-        load(name)
+        load(marked_file(name, node))
     except ScenarioRefused as refused:
         return refused
     return None
@@ -203,7 +226,11 @@ class MockServer(Controls):
             raise ScenarioRefused(response.json()["error"]["message"])
         if response.status_code >= 400:
             raise RuntimeError(f"POST {endpoint} failed: {response.status_code} {response.text}")
-        return response.json()
+        loaded = response.json()
+        source = body.get("source", loaded.get("source", name_or_path))
+        for said in loaded.get("warnings", ()):  # rules that can never fire: in pytest's summary
+            warnings.warn(f"{source}:{said['line']}: {said['message']}", UserWarning, stacklevel=2)
+        return loaded
 
     def new_account(self, **options: Any) -> dict[str, Any]:
         """A fresh isolated account with its keys, for tests that must not share data."""

@@ -19,6 +19,7 @@ import pytest
 
 from mockserver.core.config import Settings
 from mockserver.testing.account import MockAccount, account_name
+from mockserver.testing.controls import unused_rules
 from mockserver.testing.inprocess import InProcessTransport
 from mockserver.testing.live import LiveServer
 from mockserver.testing.mock_client import MockClient
@@ -117,13 +118,7 @@ class LocalSession:
 
     def unused_rules(self) -> list[str]:
         """`scenario/rule` of every rule of the loaded scenarios that never fired."""
-        loaded = self.control.scenarios()["data"]
-        return [
-            f"{scenario['name']}/{rule['name']}"
-            for scenario in loaded
-            for rule in scenario["rules"]
-            if not rule["fired"]
-        ]
+        return unused_rules(self.control.scenarios()["data"])
 
     def journal_text(self, account: MockAccount | None = None) -> str:
         """The "mock journal" section: the latest JOURNAL_SHOWN API requests of the test (of

@@ -32,6 +32,8 @@ def test_wheel_ships_the_seed_and_finds_it(tmp_path: Path) -> None:
     site = tmp_path / "site"
     with zipfile.ZipFile(wheel) as archive:
         assert "mockserver/_data/seeds/default.yaml" in archive.namelist()
+        # a shipped scenario's `$schema=../schemas/...` line resolves inside the wheel too
+        assert "mockserver/_data/schemas/scenario.schema.json" in archive.namelist()
         # the inspector's templates and static files are package data, not Python modules
         assert "mockserver/web/inspector/templates/base.html" in archive.namelist()
         assert "mockserver/web/inspector/static/inspector.js" in archive.namelist()

@@ -93,7 +93,8 @@ def test_a_refusal_can_be_caught(mock_server, tmp_path):
         mock_server.load_scenario(missing)
     message = "cannot read scenario file: No such file or directory"
     assert str(refused.value) == f"{missing}:1: {message}"
-    with pytest.raises(ScenarioRefused, match="^No scenario named 'legal_hole'. Available: "):
+    named = "^No scenario named 'legal_hole'. Did you mean 'legal_hold'[?] Available: "
+    with pytest.raises(ScenarioRefused, match=named):
         mock_server.load_scenario("legal_hole")
 """
 

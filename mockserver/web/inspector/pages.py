@@ -83,7 +83,9 @@ async def requests_page(request: Request, store: Store) -> Response:
     key = query.get("key") or None
     journal = journal_of(request)
     rows = views.journal_rows(
-        journal.find(method=method, path=path, status=status, key=key, limit=views.PAGE)
+        journal.find(
+            method=method, path=path, status=status, key=key, limit=views.PAGE, key_prefix=True
+        )
     )
     filters = {"method": method or "", "path": path or "", "status": status_text or ""}
     return page(

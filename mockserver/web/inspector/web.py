@@ -27,7 +27,6 @@ from starlette.responses import RedirectResponse, Response
 from mockserver.core.errors import AuthenticationError, NotFound, PermissionDenied
 from mockserver.engine import inspector_views as views
 from mockserver.engine.control_plane.call import check_admin_token
-from mockserver.engine.inspector_webhooks import short_id
 from mockserver.web.context import sandbox_of, store_of
 from mockserver.web.form import read_form
 from mockserver.web.inspector.bridge import BASE
@@ -59,7 +58,6 @@ def _templates() -> Jinja2Templates:
         )
     )
     templates.env.filters["pretty"] = views.pretty
-    templates.env.filters["short_id"] = short_id
     return templates
 
 

@@ -1,7 +1,7 @@
 // The inspector's only script. Pages work without it; it adds live refresh and key bindings.
 // Live refresh: poll /_mock/ui/state once a second; when its fingerprint changes, fetch the
 // page again and swap <main>, unless the reader is typing in a field or has paused it ("p").
-// Shortened ids ([data-copy], their whole id in the tooltip) copy the whole id on a click or Enter.
+// Ids ([data-copy]) copy themselves on a click or Enter.
 "use strict";
 (function () {
   const main = document.getElementById("main");
