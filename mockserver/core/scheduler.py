@@ -327,7 +327,12 @@ class Scheduler:
         while True:
             pending = self._pending()
             if not pending:
-                return True
+                # An attempt's end starts its endpoint's next delivery with the loop's next
+                # turn (`call_soon`): quiet only if nothing started then either.
+                await asyncio.sleep(0)
+                if not self._pending():
+                    return True
+                continue
             left = deadline - loop.time()
             if left <= 0:
                 return False
