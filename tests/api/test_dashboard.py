@@ -95,7 +95,8 @@ def test_the_dashboard_has_the_shape_grafana_loads(dashboard: dict[str, Any]) ->
             continue
         assert panel["datasource"] == {"type": "prometheus", "uid": "${datasource}"}
         refs = [target["refId"] for target in panel["targets"]]
-        assert refs and len(refs) == len(set(refs))
+        assert refs
+        assert len(refs) == len(set(refs))
         for target in panel["targets"]:
             for name in re.findall(r"\$(\w+)", target["expr"]):
                 assert name in variables or name.startswith("__"), name
