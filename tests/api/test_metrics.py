@@ -271,3 +271,27 @@ def test_without_a_token_a_web_page_is_refused_as_on_the_control_plane(
     response = client.get("/_mock/metrics", headers={"Origin": "https://evil.example"})
     assert response.status_code == 403
     assert response.json()["error"]["type"] == "permission_error"
+
+
+def test_a_scenario_timeout_is_a_timeout_attempt(client: httpx.Client) -> None:
+    with WebhookReceiver() as receiver:
+        load(
+            client,
+            f"""
+            name: slow-receiver
+            setup:
+              - add_webhook_endpoint:
+                  id: whk_scenario
+                  url: {receiver.url}
+                  events: ["document.created"]
+            webhooks:
+              - {{name: slow, endpoint: whk_scenario, fault: timeout, attempts: [1]}}
+            """,
+        )
+        assert create_doc(client).status_code == 201
+        settle(client)
+        samples = scrape(client)
+    attempts = "mockserver_webhook_attempts_total"
+    assert value(samples, attempts, outcome="timeout") == 1
+    assert value(samples, attempts, outcome="delivered") == 0
+    assert value(samples, "mockserver_webhook_pending") == 1

@@ -249,6 +249,33 @@ def test_a_webhook_attempt_is_a_client_span_in_the_trace_of_its_request(
     assert attempt.attributes["http.response.status_code"] == 200
 
 
+@needs_otel
+def test_a_retry_stays_in_the_trace_of_the_request_that_caused_it(
+    traced: tuple[httpx.Client, Path], otlp: OtlpReceiver
+) -> None:
+    client, _ = traced
+    with WebhookReceiver() as receiver:
+        receiver.respond(500)
+        register(client, receiver.url, ["document.created"])
+        made = client.post(
+            "/v1/documents",
+            json={"title": "retried", "vault_id": "vault_mock_us"},
+            headers={"traceparent": f"00-{TRACE}-{PARENT}-01"},
+        )
+        assert made.status_code == 201, made.text
+        receiver.wait_for(1, timeout=DEADLINE)
+        # The retry runs when the clock moves, inside another request (untraced by the client).
+        moved = client.post("/_mock/clock/advance", json={"seconds": 3600})
+        assert moved.status_code == 200, moved.text
+        first, retry = receiver.wait_for(2, timeout=DEADLINE)
+    assert first.headers["traceparent"].split("-")[1] == TRACE
+    assert retry.headers["traceparent"].split("-")[1] == TRACE
+    attempts = otlp.wait_for(2, **{"mockserver.event_type": "document.created"})
+    outcomes = sorted(span.attributes["mockserver.webhook.outcome"] for span in attempts)
+    assert outcomes == ["delivered", "failed"]
+    assert {span.trace_id for span in attempts} == {TRACE}
+
+
 # Without the variables (or the extra), serving imports nothing of OpenTelemetry.
 NOTHING = """
 import sys
