@@ -65,6 +65,8 @@ def test_requests_are_counted_by_method_route_template_status_and_account(
     assert client.get("/v1/no/such/thing").status_code == 404
     assert client.request("BREW", "/v1/whoami").status_code == 404
     assert client.get("/_mock/clock").status_code == 200
+    assert client.get("/_mock/no/such/thing").status_code == 404
+    assert client.get("/_mock/ui/requests").status_code == 200
     samples = scrape(client)
     assert requests(samples, "/v1/whoami", "200", "acct_mock_us") == 3
     assert requests(samples, "/v1/documents/{doc_id}", "404", "acct_mock_us") == 2
@@ -72,6 +74,8 @@ def test_requests_are_counted_by_method_route_template_status_and_account(
     assert requests(samples, "unmatched", "404", "acct_mock_us") == 1
     assert requests(samples, "/v1/whoami", "404", "acct_mock_us", method="other") == 1
     assert requests(samples, "/_mock/clock", "200", "none") == 1
+    assert requests(samples, "unmatched", "404", "none") == 1
+    assert requests(samples, "/_mock/ui/requests", "200", "none") == 1
     whoami = {"route": "/v1/whoami"}
     assert value(samples, "mockserver_request_duration_seconds_count", **whoami) == 5  # BREW too
     assert value(samples, "mockserver_request_duration_seconds_bucket", le="+Inf", **whoami) == 5

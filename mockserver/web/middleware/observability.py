@@ -178,10 +178,10 @@ class Noted:
 def _note(scope: Scope, observed: Observed) -> None:
     state: RequestState = scope["state"]["request"]
     route = scope.get("route")
-    template = getattr(route, "path", None)
-    if template is not None:
+    template = None
+    if route is not None and not isinstance(route, Mount):  # a mount's: none of its routes
         root: str = scope.get("root_path", "")
-        template = root[len(scope.get("app_root_path", root)) :] + template
+        template = root[len(scope.get("app_root_path", root)) :] + route.path
     observed.route = template
     principal = state.principal
     if principal is not None:
