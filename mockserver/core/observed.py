@@ -11,12 +11,29 @@ their rules count as that request's hits).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextvars import ContextVar, Token
+from typing import Protocol
 
 # (scenario, rule) of a hit; a chaos hit's rule is its place in the scenario's chaos block.
 Hit = tuple[str, str]
-Counts = Callable[[Hit], None]
+
+
+class Counts(Protocol):
+    """Where a request's hits are counted (the metrics)."""
+
+    def hit_scenario(self, hit: Hit) -> None: ...
+
+    def hit_chaos(self, hit: Hit) -> None: ...
+
+
+class NotCounted:
+    """Hits with metrics off (tracing on)."""
+
+    def hit_scenario(self, hit: Hit) -> None:
+        pass
+
+    def hit_chaos(self, hit: Hit) -> None:
+        pass
 
 
 class Observed:
@@ -24,18 +41,17 @@ class Observed:
 
     __slots__ = (
         "account",
-        "chaos_hit",
+        "counts",
         "fault",
         "rate_limited",
         "request_id",
         "route",
         "rule",
-        "scenario_hit",
         "span_id",
         "trace_id",
     )
 
-    def __init__(self, scenario_hit: Counts, chaos_hit: Counts) -> None:
+    def __init__(self, counts: Counts) -> None:
         self.route: str | None = None  # the route's template; None: no route matched
         self.account: str | None = None
         self.request_id: str | None = None
@@ -44,8 +60,7 @@ class Observed:
         self.rate_limited = False  # refused by a rate limit (not a scenario's injected 429)
         self.trace_id: str | None = None  # its server span's, when traced (hex)
         self.span_id: str | None = None
-        self.scenario_hit = scenario_hit  # counts a scenario rule's hit
-        self.chaos_hit = chaos_hit  # counts a chaos rule's hit
+        self.counts = counts  # where its hits are counted
 
 
 _CURRENT: ContextVar[Observed | None] = ContextVar("mockserver_observed", default=None)
@@ -69,11 +84,11 @@ def scenario_hit(scenario: str, rule: str) -> None:
     """A scenario rule answered the current request."""
     observed = _CURRENT.get()
     if observed is not None:
-        observed.scenario_hit((scenario, rule))
+        observed.counts.hit_scenario((scenario, rule))
 
 
 def chaos_hit(scenario: str, rule: str) -> None:
     """A scenario's chaos rule hit the current request."""
     observed = _CURRENT.get()
     if observed is not None:
-        observed.chaos_hit((scenario, rule))
+        observed.counts.hit_chaos((scenario, rule))

@@ -62,7 +62,8 @@ class Metrics:
 
     def __init__(self, sandbox: SandboxState) -> None:
         self.sandbox = sandbox
-        self.requests: dict[tuple[str, str, str, str], int] = {}
+        # (method, route, status or None, account): the status is a string only when scraped.
+        self.requests: dict[tuple[str, str, int | None, str], int] = {}
         self.durations: dict[str, list[float]] = {}  # per route: a count per bucket, then sum
         self.scenario_hits: dict[Hit, int] = {}
         self.chaos_hits: dict[Hit, int] = {}
@@ -77,7 +78,7 @@ class Metrics:
 
     def observed(self) -> Observed:
         """A new client request to note things of."""
-        return Observed(self.hit_scenario, self.hit_chaos)
+        return Observed(self)
 
     def count(self, method: str, status: int | None, seconds: float, observed: Observed) -> None:
         """Count one answered client request."""
@@ -92,7 +93,7 @@ class Metrics:
                 self.accounts.add(account)
             else:
                 account = "other"
-        key = (method, route, NO_STATUS if status is None else str(status), account)
+        key = (method, route, status, account)
         requests = self.requests
         requests[key] = requests.get(key, 0) + 1
         histogram = self.durations.get(route)
@@ -138,8 +139,9 @@ class _Collector:
             "Client requests answered, by method, route template, status and account.",
             labels=("method", "route", "status", "account"),
         )
-        for labels, value in metrics.requests.items():
-            requests.add_metric(labels, value)
+        for (method, route, status, account), value in metrics.requests.items():
+            shown = NO_STATUS if status is None else str(status)
+            requests.add_metric((method, route, shown, account), value)
         yield requests
         durations = HistogramMetricFamily(
             "mockserver_request_duration_seconds",

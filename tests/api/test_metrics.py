@@ -236,7 +236,7 @@ def test_accounts_past_the_first_thousand_are_other(app: Starlette) -> None:
         metrics.count("GET", 200, 0.001, observed)
     accounts = {key[3] for key in metrics.requests}
     assert len(accounts) == ACCOUNTS_LABELLED + 1
-    assert metrics.requests["GET", "/v1/whoami", "200", "other"] == 5
+    assert metrics.requests["GET", "/v1/whoami", 200, "other"] == 5
 
 
 def test_no_metrics_turns_the_endpoint_off() -> None:

@@ -26,7 +26,7 @@ from starlette.routing import BaseRoute, Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.core.errors import ApiError
-from mockserver.core.observed import Hit, Observed, current, enter, leave
+from mockserver.core.observed import NotCounted, Observed, current, enter, leave
 from mockserver.engine.control_plane.call import check_admin_token, given_admin_token
 from mockserver.engine.envelope import render_error
 from mockserver.engine.journal import RequestState
@@ -38,6 +38,7 @@ from mockserver.engine.transport_error import TransportFaultError
 from mockserver.web.adapter import send_response
 
 METRICS = "/_mock/metrics"
+NOT_COUNTED = NotCounted()
 
 
 class Observe:
@@ -62,7 +63,7 @@ class Observe:
         if metrics is not None and scope["path"] == METRICS and method in ("GET", "HEAD"):
             await send_response(self.scrape(metrics, request_of(scope)), send)
             return
-        observed = metrics.observed() if metrics is not None else Observed(_ignore, _ignore)
+        observed = metrics.observed() if metrics is not None else Observed(NOT_COUNTED)
         tracing = self.tracing
         span = None if tracing is None else tracing.request(method, scope["headers"], observed)
         token = enter(observed)
@@ -109,10 +110,6 @@ class Observe:
         body = metrics.exposition() if request.method == "GET" else b""
         headers = [(b"content-type", CONTENT_TYPE.encode())]
         return Response(200, [*headers, (b"content-length", str(len(body)).encode())], body)
-
-
-def _ignore(hit: Hit) -> None:
-    """A hit, with metrics off (tracing on)."""
 
 
 def _bearer(request: Request) -> str:
