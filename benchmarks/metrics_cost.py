@@ -1,7 +1,8 @@
 """What counting the metrics costs a request: GET /v1/documents/{id} under wrk on a server with
 metrics on (the default) beside one started with `--no-metrics` (alternating rounds, the median
-round of each side), and, in-process, the counting's own time per request (a new `Observed`,
-made current and let go, and counted) with `timeit`.
+round of each side); in-process, the same request through the whole app with metrics on and
+off, and the metrics' two middleware alone around a request answered at once (each A/B in
+turns, request by request, the medians: a busy machine slows both sides alike).
 
     python -m benchmarks.metrics_cost --seconds 3 --rounds 3    # alone, about 40 s
 """
@@ -10,56 +11,84 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
 import tempfile
 import time
-import timeit
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
-from starlette.applications import Starlette
-from starlette.types import Message
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.core.config import Settings
-from mockserver.core.observed import enter, leave
-from mockserver.engine.metrics import Metrics
 from mockserver.engine.sandbox import SandboxState
 from mockserver.web.app import create_app
+from mockserver.web.middleware.observability import Noted, Observe
 
 from . import figures, load
 from .load import LoadResult, median_round
 from .servers import KEY, Server, ours_command, running, spawn
 
-COUNTS = 200_000  # requests counted per timeit repeat
-BATCH = 300  # in-process requests per batch of the stack's A/B
-BATCHES = 60  # batches per side, alternating; the fastest batch of each side counts
+COUNTS = 100_000  # requests per side of the middleware's own A/B
+REQUESTS = 20_000  # in-process requests per side of the stack's A/B, alternating one by one
 
 
 @dataclass
 class Cost:
     on: LoadResult
     off: LoadResult
-    count_us: float  # the counting's own time per request, in-process
+    count_us: float  # the metrics' middleware's own time per request, in-process
     stack_us: tuple[float, float]  # a request through the whole app in-process: on, off
 
 
 def counting_us() -> float:
-    """Microseconds per request of what `Observe` adds to it for the metrics (best of 5)."""
-    metrics = Metrics(SandboxState.build(Settings(clock_mode="frozen")))
+    """Microseconds per request of the metrics' two middleware (`Observe` and `Noted`, with
+    the counting) around a request the sandbox answers at once: the same request with and
+    without them, in turns, the median of each, subtracted."""
+    sandbox = SandboxState.build(Settings(clock_mode="frozen"))
+    route = SimpleNamespace(path="/v1/documents/{doc_id}")
+    caller = SimpleNamespace(account_id="acct_mock_us")
+    state = SimpleNamespace(principal=caller, request_id="req_x", rule=None, explain=None)
 
-    def one() -> None:
-        observed = metrics.observed()
-        token = enter(observed)
-        observed.route, observed.account = "/v1/documents/{doc_id}", "acct_mock_us"
-        leave(token)
-        metrics.count("GET", 200, 0.0004, observed)
+    async def answered(scope: Scope, receive: Receive, send: Send) -> None:
+        scope["route"] = route
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
 
-    best = min(timeit.repeat(one, number=COUNTS, repeat=5))
-    return best / COUNTS * 1e6
+    def below(app: ASGIApp) -> ASGIApp:
+        async def stepped(scope: Scope, receive: Receive, send: Send) -> None:
+            scope["state"].update(request=state, sandbox=sandbox)  # as the journal's step does
+            await app(scope, receive, send)
+
+        return stepped
+
+    bare = below(answered)
+    observed = Observe(below(Noted(answered)), sandbox)
+    scope = {"type": "http", "method": "GET", "path": figures.DOCUMENT, "headers": []}
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Message) -> None:
+        pass
+
+    async def run() -> float:
+        times: dict[bool, list[float]] = {True: [], False: []}
+        clock = time.perf_counter
+        for _ in range(COUNTS):
+            for on, app in ((True, observed), (False, bare)):
+                started = clock()
+                await app({**scope, "state": {}}, receive, send)
+                times[on].append(clock() - started)
+        return (statistics.median(times[True]) - statistics.median(times[False])) * 1e6
+
+    return asyncio.run(run())
 
 
 def stack_us() -> tuple[float, float]:
     """Microseconds per request through the whole app, in-process (no socket, no client):
-    metrics on, and off; alternating batches, the fastest batch of each side."""
+    metrics on, and off; the two apps take turns request by request (so a busy machine slows
+    both alike), the median of each side."""
     apps = {
         on: create_app(Settings(clock_mode="frozen", rate_limit=False, metrics=on))
         for on in (True, False)
@@ -86,19 +115,17 @@ def stack_us() -> tuple[float, float]:
         if message["type"] == "http.response.start":
             assert message["status"] == 200, message
 
-    async def batch(app: Starlette) -> float:
-        started = time.perf_counter()
-        for _ in range(BATCH):
-            await app({**scope, "state": {}}, receive, send)
-        return (time.perf_counter() - started) / BATCH * 1e6
-
     async def run() -> tuple[float, float]:
-        best = {True: float("inf"), False: float("inf")}
+        times: dict[bool, list[float]] = {True: [], False: []}
+        clock = time.perf_counter
         async with apps[True].state.sandbox.running(), apps[False].state.sandbox.running():
-            for number in range(BATCHES):
+            for number in range(REQUESTS):
                 for on in (True, False) if number % 2 == 0 else (False, True):
-                    best[on] = min(best[on], await batch(apps[on]))
-        return best[True], best[False]
+                    app = apps[on]
+                    started = clock()
+                    await app({**scope, "state": {}}, receive, send)
+                    times[on].append(clock() - started)
+        return statistics.median(times[True]) * 1e6, statistics.median(times[False]) * 1e6
 
     return asyncio.run(run())
 
@@ -139,7 +166,7 @@ def main() -> None:
     print(f"metrics on:  {cost.on.rps:8.0f} req/s  p99 {cost.on.p99_ms:.2f} ms")
     print(f"metrics off: {cost.off.rps:8.0f} req/s  p99 {cost.off.p99_ms:.2f} ms")
     print(f"on over off: {cost.on.rps / cost.off.rps:.3f}x throughput, {per_request:+.1f} us/req")
-    print(f"counting in-process: {cost.count_us:.2f} us per request")
+    print(f"the metrics' middleware in-process: {cost.count_us:.2f} us per request")
     stack_on, stack_off = cost.stack_us
     print(
         f"whole app in-process: {stack_on:.1f} us on, {stack_off:.1f} us off "
