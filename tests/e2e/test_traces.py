@@ -23,6 +23,7 @@ import pytest
 from mockserver.engine.tracing import wanted
 from mockserver.testing.receiver import WebhookReceiver
 from tests.support.cli import MOCKSERVER, free_port
+from tests.support.durable import DurableServer
 from tests.support.keys import auth
 from tests.support.scenarios import load
 from tests.support.webhooks import register
@@ -318,3 +319,28 @@ def test_without_the_variables_nothing_of_opentelemetry_is_imported() -> None:
 )
 def test_the_variables_that_ask_for_traces(environ: dict[str, str], expected: bool) -> None:
     assert wanted(environ) is expected
+
+
+@needs_otel
+def test_the_replay_of_a_durable_sandbox_opens_no_span(
+    otlp: OtlpReceiver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "otlp")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", otlp.endpoint)
+    monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+    server = DurableServer(tmp_path / "state", "--clock", "frozen")
+    client = server.start()
+    try:
+        for _ in range(3):
+            assert client.get("/v1/whoami").status_code == 200
+        otlp.wait_for(3, **{"http.route": "/v1/whoami"})
+    finally:
+        server.stop()  # a clean stop: the exporter sends what it holds
+    client = server.start()  # replays the three requests
+    try:
+        answered = client.get("/v1/vaults")
+        assert answered.status_code == 200
+        otlp.wait_for(1, **{"mockserver.request_id": answered.headers["x-request-id"]})
+    finally:
+        server.stop()
+    assert len(otlp.wait_for(0, **{"http.route": "/v1/whoami"})) == 3
