@@ -10,6 +10,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.applications import Starlette
 
+from mockserver.cli import run as run_command
+from mockserver.cli.main import main
 from mockserver.core.config import Settings
 from mockserver.engine.metrics import ACCOUNTS_LABELLED, EXPORTED, Metrics
 from mockserver.testing.inprocess import inprocess_client
@@ -246,6 +248,27 @@ def test_no_metrics_turns_the_endpoint_off() -> None:
         response = client.get("/_mock/metrics")
     assert response.status_code == 404
     assert response.json()["error"]["type"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("flags", "environ", "status"),
+    [
+        ([], {}, 200),
+        (["--no-metrics"], {}, 404),
+        ([], {"MOCKSERVER_NO_METRICS": "1"}, 404),
+        ([], {"MOCKSERVER_NO_METRICS": "0"}, 200),
+    ],
+)
+def test_the_run_command_maps_no_metrics_and_its_variable(
+    monkeypatch: pytest.MonkeyPatch, flags: list[str], environ: dict[str, str], status: int
+) -> None:
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    served: list[Starlette] = []
+    monkeypatch.setattr(run_command, "serve", lambda app, *_, **__: served.append(app))
+    assert main(["run", "--port", "0", "--clock", "frozen", *flags]) == 0
+    with inprocess_client(served[0], headers=auth()) as client:
+        assert client.get("/_mock/metrics").status_code == status
 
 
 def test_no_admin_has_no_metrics_either() -> None:
