@@ -80,9 +80,10 @@ class Sender:
         self, url: str, body: bytes, signature: str, extra: list[tuple[str, str]] | None = None
     ) -> tuple[int | None, str | None]:
         """(status code, None) for a 2xx, else (status code or None, what went wrong); `extra`:
-        headers sent after the mock's own (a trace's `traceparent`). The host is resolved and checked first (`targets.py`): a link-local one is refused
-        without connecting. Never raises but on cancellation: any error, an unusable URL
-        included, is a failed attempt, so that its delivery is retried on the schedule."""
+        headers sent after the mock's own (a trace's `traceparent`). The host is resolved and
+        checked first (`targets.py`): a link-local one is refused without connecting. Never
+        raises but on cancellation: any error, an unusable URL included, is a failed attempt,
+        so that its delivery is retried on the schedule."""
         client = self._client()
         try:
             request = client.build_request(
