@@ -25,6 +25,7 @@ from . import (
     hostile,
     idempotency_soak,
     instructions,
+    metrics_cost,
     peers,
     plugin_overhead,
     snapshot_restore,
@@ -52,6 +53,7 @@ GROUPS = (
     "snapshots",
     "accounts",
     "chaos",
+    "metrics",
     "durable",
     "peers",
     "pytest",
@@ -209,6 +211,23 @@ def rows(options: Options) -> list[Row]:
         Row("chaos.rps", f"{untouched} (reference column: nothing loaded)", "req/s"),
         Row("chaos.p99", f"{untouched}, p99", "ms", Target("ratio<=", CHAOS_P99)),
     ]
+    counted = "GET /v1/documents/{id} with metrics on (reference column: --no-metrics)"
+    table += [
+        Row("metrics.rps", counted, "req/s", Target("ratio>=", METRICS_RATIO)),
+        Row("metrics.p99", f"{counted}, p99", "ms"),
+        Row(
+            "metrics.count",
+            "the metrics' middleware (Observe, Noted) around one request, in-process",
+            "us",
+            Target("value<=", METRICS_COUNT_US),
+        ),
+        Row(
+            "metrics.stack",
+            "GET /v1/documents/{id} through the whole app in-process, metrics on "
+            "(reference column: off)",
+            "us",
+        ),
+    ]
     durable = "POST /v1/documents with --state-dir (reference column: without)"
     table += [
         Row("durable.rps", durable, "req/s", Target("ratio>=", DURABLE_RATIO)),
@@ -246,6 +265,9 @@ def rows(options: Options) -> list[Row]:
 LOOP_MOCK_CLIENT = 250
 LOOP_MOCK_SERVER = 400
 
+# DESIGN 32: counting costs the request path no more than a few microseconds.
+METRICS_COUNT_US = 5.0
+METRICS_RATIO = 0.95  # req/s with metrics on over --no-metrics, at least (wrk's noise)
 DURABLE_RATIO = 0.5  # POST req/s with --state-dir over without, at least
 # p99 of requests no chaos rule touches, with chaos loaded over without, at most: the same
 # within the noise of short rounds on a shared machine.
@@ -791,6 +813,31 @@ class Run:
 
         self.attempt("chaos loaded, and not", measure)
 
+    def metrics(self) -> None:
+        """GET throughput with metrics on beside the same server with --no-metrics, in
+        alternating rounds, and the counting's own cost in-process (benchmarks/metrics_cost.py)."""
+        o = self.options
+        sides = {
+            OURS: self.start("metrics-on", ours_command(None)),
+            REF: self.start("metrics-off", [*ours_command(None), "--no-metrics"]),
+        }
+
+        def measure() -> None:
+            with running(sides[OURS]()) as on, running(sides[REF]()) as off:
+                cost = metrics_cost.measure(on, off, o.seconds, o.warmup, o.rounds)
+            for side, chosen in ((OURS, cost.on), (REF, cost.off)):
+                note = "" if chosen.valid else f"INVALID: {chosen.errors} error answers"
+                self.put("metrics.rps", side, chosen.rps, note)
+                self.put("metrics.p99", side, chosen.p99_ms)
+                if not chosen.valid:
+                    self.report.failures.append(f"{side} metrics: {note}")
+            self.put("metrics.count", OURS, cost.count_us, "medians of 100,000 with and without")
+            stack_on, stack_off = cost.stack_us
+            self.put("metrics.stack", OURS, stack_on, "median of 20,000, in turns")
+            self.put("metrics.stack", REF, stack_off)
+
+        self.attempt("ours with metrics, and without", measure)
+
     def durable(self) -> None:
         """POST throughput of a server with --state-dir (every answer waits for its group
         fsync) beside the same server without it, in the reference column: alternating rounds,
@@ -931,6 +978,7 @@ class Run:
             "snapshots",
             "accounts",
             "chaos",
+            "metrics",
             "durable",
             "peers",
             "loop",
@@ -956,6 +1004,9 @@ class Run:
         if self.wants("chaos"):
             o.log("ours with a chaos scenario loaded, and without it")
             self.chaos()
+        if self.wants("metrics"):
+            o.log("ours with metrics on, and with --no-metrics")
+            self.metrics()
         if self.wants("durable"):
             o.log("ours with --state-dir, and without it")
             self.durable()

@@ -105,6 +105,12 @@ def add_options(run: argparse.ArgumentParser) -> list[argparse.Action]:
             "(default: on)",
         ),
         run.add_argument(
+            "--no-metrics",
+            action="store_true",
+            help="turn off GET /_mock/metrics and the counting behind it (default: on, with the "
+            "control plane)",
+        ),
+        run.add_argument(
             "--admin-token",
             metavar="TOKEN",
             help="require this X-Mock-Admin-Token on /_mock; needed to bind a --host other than "
@@ -305,6 +311,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         rate_limit=not args.no_rate_limit,
         admin=not args.no_admin,
         admin_token=args.admin_token,
+        metrics=not args.no_metrics,
         strict_webhook_urls=args.strict_webhook_urls,
         idempotency_records=args.idempotency_records,
         state_dir=args.state_dir,

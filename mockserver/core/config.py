@@ -23,6 +23,7 @@ class Settings:
     rate_limit: bool = True
     admin: bool = True
     admin_token: str | None = None
+    metrics: bool = True  # GET /_mock/metrics and the counting behind it (with the control plane)
     strict_webhook_urls: bool = False
     webhook_timeout: float = 10.0  # seconds a receiver has to answer one delivery attempt
     webhook_queue_size: int = 1_000  # deliveries queued per endpoint; the oldest waiting dropped

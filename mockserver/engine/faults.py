@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl
 
 import orjson
 
+from mockserver.core import observed
 from mockserver.core.clock import http_date
 from mockserver.core.errors import ApiError
 from mockserver.engine.envelope import envelope_bytes, render_error
@@ -164,6 +165,7 @@ async def apply_rules(
         rule = engine.decide(view)
         if rule is not None:
             state.rule = rule.name
+            observed.scenario_hit(rule.scenario, rule.name)
         if engine.chaos_rules or engine.latencies:
             rule = await chaos(engine, state, view, rule)
         if rule is not None:
@@ -202,6 +204,7 @@ async def chaos(
     if rule is None and engine.chaos_rules:
         hit = engine.chaos_decide(view, account)
         if hit is not None:
+            observed.chaos_hit(hit.scenario, hit.rule)
             mark = {"rule": hit.rule, "draw": hit.draw}
             rule = Rule(hit.rule, Match(), hit.respond, ("chaos", "rules"), scenario=hit.scenario)
     latency = engine.chaos_latency(view, account) if engine.latencies else None

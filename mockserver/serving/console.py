@@ -23,7 +23,8 @@ change. `time` is the mock clock's, as everything the server records is, so a re
 writes the same lines: a request's is the time it came in (its `Date`, on the clock of the
 account sandbox that answered it), the start-up and stop lines' the server clock's then.
 `/_mock` requests (the control plane, the inspector, health checks) have no line, as they have
-no journal entry.
+no journal entry. With tracing on, a JSON request line carries its server span's `trace_id` and
+`span_id` (hex, as OpenTelemetry writes them).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from typing import Any, TextIO
 
 import orjson
 
+from mockserver.core import observed
 from mockserver.core.clock import Clock, format_ts
 from mockserver.engine.journal import Answered
 
@@ -130,6 +132,9 @@ class Console:
             }
             if fault is not None:
                 fields["fault"] = fault.kind
+            traced = observed.current()  # the request's, while it is answered
+            if traced is not None and traced.trace_id is not None:
+                fields["trace_id"], fields["span_id"] = traced.trace_id, traced.span_id
             self._object(fields, answered.at)
             return
         line = (

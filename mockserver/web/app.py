@@ -32,6 +32,7 @@ from mockserver.web.middleware.errors import Errors
 from mockserver.web.middleware.health import Health
 from mockserver.web.middleware.idempotency import Idempotency
 from mockserver.web.middleware.journal import RequestJournal
+from mockserver.web.middleware.observability import Noted, Observe
 from mockserver.web.middleware.scenarios import Scenarios, TransportFaults
 from mockserver.web.unmatched import method_not_served, unmatched
 
@@ -54,9 +55,11 @@ def middleware(sandbox: SandboxState) -> list[Middleware]:
         Middleware(TransportFaults),
         Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
         Middleware(Health),
+        Middleware(Observe, sandbox=sandbox),
         *([Middleware(DurableLog, durability=durable)] if durable is not None else []),
         Middleware(AccountSandbox, sandbox=sandbox),
         Middleware(RequestJournal),
+        Middleware(Noted),
         Middleware(ControlGuard),
         Middleware(Authentication),
         Middleware(Idempotency),

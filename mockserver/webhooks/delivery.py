@@ -40,6 +40,7 @@ from mockserver.webhooks.endpoints import (
     signature_header,
 )
 from mockserver.webhooks.sender import Sender
+from mockserver.webhooks.watch import Watch
 
 if TYPE_CHECKING:
     from mockserver.scenarios.decisions import Fault
@@ -103,6 +104,7 @@ class DeliveryEngine:
         self.defer_runs = False  # durable: due attempts run where the log puts them, not soon
         self._delayed: set[tuple[str, int]] = set()  # (delivery, attempt) already held back
         self.sender = Sender(timeout)
+        self.watches: list[Watch] = []  # metrics and traces of attempts (shared with accounts)
         store.listeners.append(self.publish)
         store.reset_hooks.append(self.reset)
         self._seeded_endpoints()
@@ -309,11 +311,16 @@ class DeliveryEngine:
         return self._send(book, queue, delivery, at, signature, fault)
 
     async def _deliver(
-        self, delivery: Delivery, signature: str, fault: Fault | None
+        self,
+        delivery: Delivery,
+        signature: str,
+        fault: Fault | None,
+        headers: list[tuple[str, str]] | None = None,
     ) -> tuple[int | None, str | None]:
-        """Send an attempt, or play the scenario's fault instead of (or on top of) it."""
+        """Send an attempt (with `headers` added), or play the scenario's fault instead of (or
+        on top of) it."""
         if fault is None:
-            return await self.sender.post(delivery.url, delivery.body, signature)
+            return await self.sender.post(delivery.url, delivery.body, signature, headers)
         injected = f"injected by scenario rule '{fault.rule}'"
         if fault.draw is not None:  # a chaos rule's share, not a rule that always fires
             injected = f"injected by chaos rule '{fault.rule}' (draw {fault.draw:.6f})"
@@ -321,9 +328,9 @@ class DeliveryEngine:
             return fault.status, f"{injected}: answered {fault.status}, not 2xx"
         if fault.kind == "timeout":
             return None, f"{injected}: timeout, no answer within {self.timeout:g} s"
-        result = await self.sender.post(delivery.url, delivery.body, signature)
+        result = await self.sender.post(delivery.url, delivery.body, signature, headers)
         if fault.kind == "duplicate":  # the receiver gets the same event (same id) twice
-            await self.sender.post(delivery.url, delivery.body, signature)
+            await self.sender.post(delivery.url, delivery.body, signature, headers)
         return result
 
     async def _send(
@@ -370,7 +377,14 @@ class DeliveryEngine:
         receiver took, in real time."""
         loop = asyncio.get_running_loop()
         started = loop.time()
-        status, error = await self._deliver(delivery, signature, fault)
+        if not self.watches:
+            status, error = await self._deliver(delivery, signature, fault)
+        else:
+            watching = [watch.attempt(delivery) for watch in self.watches]
+            headers = [line for each in watching for line in each.headers]
+            status, error = await self._deliver(delivery, signature, fault, headers)
+            for each in watching:
+                each.done(status, error)
         duration = round((loop.time() - started) * 1000)
         return Attempt(at, status, clip_error(error), duration)
 
@@ -405,6 +419,7 @@ class DeliveryEngine:
         """Send with the server's HTTP clients (an account's engine): one connection pool,
         closed when the server's lifespan ends."""
         self.sender.share_clients(server.sender)
+        self.watches = server.watches
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:

@@ -76,22 +76,26 @@ class Sender:
             self._clients[loop] = client
         return client
 
-    async def post(self, url: str, body: bytes, signature: str) -> tuple[int | None, str | None]:
-        """(status code, None) for a 2xx, else (status code or None, what went wrong). The
-        host is resolved and checked first (`targets.py`): a link-local one is refused
-        without connecting. Never raises but on cancellation: any error, an unusable URL
-        included, is a failed attempt, so that its delivery is retried on the schedule."""
+    async def post(
+        self, url: str, body: bytes, signature: str, extra: list[tuple[str, str]] | None = None
+    ) -> tuple[int | None, str | None]:
+        """(status code, None) for a 2xx, else (status code or None, what went wrong); `extra`:
+        headers sent after the mock's own (a trace's `traceparent`). The host is resolved and
+        checked first (`targets.py`): a link-local one is refused without connecting. Never
+        raises but on cancellation: any error, an unusable URL included, is a failed attempt,
+        so that its delivery is retried on the schedule."""
         client = self._client()
         try:
             request = client.build_request(
                 "POST",
                 url,
                 content=body,
-                headers={
-                    "Content-Type": "application/json",
-                    SIGNATURE_HEADER: signature,
-                    "User-Agent": USER_AGENT,
-                },
+                headers=[
+                    ("Content-Type", "application/json"),
+                    (SIGNATURE_HEADER, signature),
+                    ("User-Agent", USER_AGENT),
+                    *(extra or ()),
+                ],
             )
         except (httpx.InvalidURL, ValueError, UnicodeError) as error:
             return None, f"unusable URL: {error}"

@@ -1,0 +1,195 @@
+"""Metrics and traces of client requests, in two places of the stack.
+
+`Observe` (right after the health check, outside a durable sandbox's log): answers
+`GET /_mock/metrics` (`engine/metrics.py`), guarded as the control plane is (the guard against
+web pages; with an admin token, `X-Mock-Admin-Token` or `Authorization: Bearer`), and counts
+every other request once answered: method, route template, status, account, duration, a
+transport fault. With tracing on (`engine/tracing.py`) the request is a server span, current
+while it runs. The request's `Observed` is current while it runs (`core/observed.py`). The
+sandbox's own requests (a durable log's replay, a trigger recipe's calls: `web/adapter.py`
+`own_requests`) pass through uncounted and untraced: a replay is no client's, and a trigger's
+calls are part of the trigger's request (their rules' hits count as its hits).
+
+`Noted` (right after the journal): notes on the current request's `Observed` what the steps
+below decided: its route, account, request id, the scenario rule that answered it, whether a
+rate limit refused it.
+
+Health checks and metrics scrapes are not counted. Control-plane and inspector requests are,
+under their route templates (`/_mock/clock`, `/_mock/ui/requests`), with account `none`.
+"""
+
+from __future__ import annotations
+
+import os
+from time import perf_counter
+
+from starlette.routing import BaseRoute, Match, Mount
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mockserver.core.errors import ApiError
+from mockserver.core.observed import NotCounted, Observed, current, enter, leave
+from mockserver.engine.control_plane.call import check_admin_token, given_admin_token
+from mockserver.engine.envelope import render_error
+from mockserver.engine.journal import RequestState
+from mockserver.engine.metrics import CONTENT_TYPE, Metrics
+from mockserver.engine.request import Request, Response, request_of
+from mockserver.engine.sandbox import SandboxState
+from mockserver.engine.tracing import start
+from mockserver.engine.transport_error import TransportFaultError
+from mockserver.web.adapter import is_own, send_response
+
+METRICS = "/_mock/metrics"
+NOT_COUNTED = NotCounted()
+
+
+class Observe:
+    """Answers a metrics scrape; counts and traces every other request."""
+
+    def __init__(self, app: ASGIApp, sandbox: SandboxState) -> None:
+        self.app = app
+        self.sandbox = sandbox
+        settings = sandbox.settings
+        self.metrics = Metrics(sandbox) if settings.metrics and settings.admin else None
+        self.tracing = start(os.environ)
+        if self.tracing is not None:
+            sandbox.webhooks.watches.append(self.tracing)
+        self.on = self.metrics is not None or self.tracing is not None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.on or scope["type"] != "http" or is_own(scope):
+            await self.app(scope, receive, send)
+            return
+        method: str = scope["method"]
+        metrics = self.metrics
+        if metrics is not None and scope["path"] == METRICS and method in ("GET", "HEAD"):
+            await send_response(self.scrape(metrics, request_of(scope)), send)
+            return
+        observed = metrics.observed() if metrics is not None else Observed(NOT_COUNTED)
+        tracing = self.tracing
+        span = None if tracing is None else tracing.request(method, scope["headers"], observed)
+        token = enter(observed)
+        status: int | None = None
+        started = perf_counter()
+
+        async def sent(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sent)
+        except TransportFaultError as faulted:
+            fault = faulted.response.fault
+            assert fault is not None
+            observed.fault = fault.kind
+            status = faulted.response.status if fault.committed else None
+            raise
+        finally:
+            leave(token)
+            if observed.route is None:
+                observed.route = _template(scope, method)
+            if span is not None:
+                span.end(method, status, observed)
+            if metrics is not None and (status is not None or observed.fault is not None):
+                metrics.count(method, status, perf_counter() - started, observed)
+
+    def scrape(self, metrics: Metrics, request: Request) -> Response:
+        """The exposition, or the control plane's refusal."""
+        sandbox = self.sandbox
+        try:
+            if sandbox.control_guard is not None:
+                sandbox.control_guard(request)
+            token = sandbox.settings.admin_token
+            if token is not None:
+                check_admin_token(token, _bearer(request) or given_admin_token(request))
+        except ApiError as error:
+            request_id = sandbox.control_ids.new("req_")
+            response = render_error(error, request_id)
+            response.headers = [*response.headers, (b"x-request-id", request_id.encode())]
+            return response
+        body = metrics.exposition() if request.method == "GET" else b""
+        headers = [(b"content-type", CONTENT_TYPE.encode())]
+        return Response(200, [*headers, (b"content-length", str(len(body)).encode())], body)
+
+
+def _bearer(request: Request) -> str:
+    """The token of the request's one `Authorization: Bearer` header, or ""."""
+    values = [value for name, value in request.headers if name == b"authorization"]
+    if len(values) != 1:
+        return ""
+    scheme, _, token = values[0].decode("latin-1").strip().partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+_REGIONS = ("/us/v1", "/eu/v1")
+
+
+def _template(scope: Scope, method: str) -> str | None:
+    """The template of the route that serves the request's path (for an answer given before
+    any route ran: a refusal, a scenario's), or None."""
+    app = scope.get("app")
+    if app is None:
+        return None
+    path: str = scope["path"]
+    if path.startswith(_REGIONS):
+        path = path[3:]
+    probe = {"type": "http", "path": path, "method": method, "root_path": ""}
+    return _matching(app.router.routes, probe, "")
+
+
+def _matching(routes: list[BaseRoute], probe: Scope, prefix: str) -> str | None:
+    partial = None
+    for route in routes:
+        match, child = route.matches(probe)
+        if match is Match.NONE:
+            continue
+        if isinstance(route, Mount):
+            inner = _matching(route.routes, {**probe, **child}, prefix + route.path)
+            if inner is not None:
+                return inner
+            continue
+        template = prefix + str(getattr(route, "path", ""))
+        if match is Match.FULL:
+            return template
+        partial = partial or template
+    return partial
+
+
+class Noted:
+    """Notes what the steps below decided on the current request's `Observed`."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        observed = current()
+        if observed is None or scope["type"] != "http" or is_own(scope):
+            await self.app(scope, receive, send)
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _note(scope, observed)
+
+
+def _note(scope: Scope, observed: Observed) -> None:
+    state: RequestState = scope["state"]["request"]
+    route = scope.get("route")
+    template = None
+    if route is not None and not isinstance(route, Mount):  # a mount's: none of its routes
+        root: str = scope.get("root_path", "")
+        template = root[len(scope.get("app_root_path", root)) :] + route.path
+    observed.route = template
+    principal = state.principal
+    if principal is not None:
+        observed.account = principal.account_id
+    else:
+        sandbox: SandboxState = scope["state"]["sandbox"]
+        observed.account = sandbox.account
+    observed.request_id = state.request_id
+    observed.rule = state.rule
+    refusal = state.explain
+    if refusal is not None and refusal[3] == 429:
+        reason = refusal[0]
+        observed.rate_limited = reason is None or reason.get("check") == "rate_limit"
