@@ -71,7 +71,7 @@ def test_requests_are_counted_by_method_route_template_status_and_account(
     assert client.get("/_mock/ui/requests").status_code == 200
     samples = scrape(client)
     assert requests(samples, "/v1/whoami", "200", "acct_mock_us") == 3
-    assert requests(samples, "/v1/documents/{doc_id}", "404", "acct_mock_us") == 2
+    assert requests(samples, "/v1/documents/{id}", "404", "acct_mock_us") == 2
     assert requests(samples, "/v1/whoami", "401", "none") == 1
     assert requests(samples, "unmatched", "404", "acct_mock_us") == 1
     assert requests(samples, "/v1/whoami", "404", "acct_mock_us", method="other") == 1

@@ -180,11 +180,11 @@ def test_a_request_is_a_server_span_continuing_its_traceparent(
     assert span.trace_id == TRACE
     assert span.parent_span_id == PARENT
     assert span.kind == 2  # SERVER
-    assert span.name == "GET /v1/documents/{doc_id}"
+    assert span.name == "GET /v1/documents/{id}"
     assert span.service == "mockserver"
     assert span.attributes == {
         "http.request.method": "GET",
-        "http.route": "/v1/documents/{doc_id}",
+        "http.route": "/v1/documents/{id}",
         "http.response.status_code": 200,
         "mockserver.account": "acct_mock_us",
         "mockserver.request_id": request_id,

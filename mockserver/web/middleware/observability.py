@@ -21,6 +21,7 @@ under their route templates (`/_mock/clock`, `/_mock/ui/requests`), with account
 from __future__ import annotations
 
 import os
+import re
 from time import perf_counter
 
 from starlette.routing import BaseRoute, Match, Mount
@@ -88,7 +89,7 @@ class Observe:
         finally:
             leave(token)
             if observed.route is None:
-                observed.route = _template(scope, method)
+                observed.route = _documented(_template(scope, method))
             if span is not None:
                 span.end(method, status, observed)
             if metrics is not None and (status is not None or observed.fault is not None):
@@ -123,6 +124,13 @@ def _bearer(request: Request) -> str:
 
 
 _REGIONS = ("/us/v1", "/eu/v1")
+_PARAMETER = re.compile(r"\{[^}]*\}")
+
+
+def _documented(template: str | None) -> str | None:
+    """A route's template as the API reference writes it: each path parameter `{id}`
+    (`/v1/documents/{id}`, `/v1/workflows/{id}/advance`)."""
+    return None if template is None else _PARAMETER.sub("{id}", template)
 
 
 def _template(scope: Scope, method: str) -> str | None:
@@ -180,7 +188,7 @@ def _note(scope: Scope, observed: Observed) -> None:
     if route is not None and not isinstance(route, Mount):  # a mount's: none of its routes
         root: str = scope.get("root_path", "")
         template = root[len(scope.get("app_root_path", root)) :] + route.path
-    observed.route = template
+    observed.route = _documented(template)
     principal = state.principal
     if principal is not None:
         observed.account = principal.account_id
