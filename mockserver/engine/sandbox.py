@@ -100,6 +100,9 @@ class SandboxState:
         # shares the server's list.
         self.observers: list[Observer] = [] if observers is None else observers
         self.durability: Durability | None = None
+        # How the sandbox's own requests (a durable log's replay) enter the app that serves
+        # it: set by that app once built (`web/app.py`), the two being made for each other.
+        self.own_requests: Serve | None = None
         self.control = Control(self)
 
     def observe(self, observer: Observer) -> None:
@@ -184,12 +187,14 @@ class SandboxState:
             server=server,
         )
 
-    def running(self, own_requests: Serve) -> AbstractAsyncContextManager[None]:
+    def running(self) -> AbstractAsyncContextManager[None]:
         """The sandbox's background life while a server runs (the webhook HTTP client and the
         real clock's timer ticks; for a durable one, first the replay of its log, whose
         requests enter the app through `own_requests`), as an async context for a lifespan."""
         if self.durability is not None:
-            return self.durability.running(self.webhooks.running(), own_requests)
+            if self.own_requests is None:
+                raise RuntimeError("a durable sandbox runs inside the app that serves it")
+            return self.durability.running(self.webhooks.running(), self.own_requests)
         return self.webhooks.running()
 
 

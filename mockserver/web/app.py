@@ -81,7 +81,7 @@ def running(app: Starlette) -> AbstractAsyncContextManager[None]:
     """The app's lifespan: its sandbox's background life (the webhook client, the real clock's
     ticks; first the replay of a durable sandbox, whose requests enter `app` as its own)."""
     sandbox: SandboxState = app.state.sandbox
-    return sandbox.running(own_requests(app))
+    return sandbox.running()
 
 
 def create_app(settings: Settings | None = None, *, seed: SeedData | None = None) -> Starlette:
@@ -101,6 +101,7 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     # Starlette() does not pass these on to its router: what no route serves is ours to answer.
     app.router.redirect_slashes = False
     app.router.default = unmatched
+    sandbox.own_requests = own_requests(app)
     state = app.state
     state.sandbox = sandbox
     state.control = sandbox.control
