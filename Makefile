@@ -65,7 +65,7 @@ $(SERVE): pyproject.toml | $(VPY)
 	touch $@
 
 run: $(SERVE)
-	$(BIN)/mockserver run --host $(HOST) --port $(PORT)
+	$(BIN)/mockserver run --watch --host $(HOST) --port $(PORT)
 
 # The container image (Containerfile; docs/guides/container.md): mockserver:VERSION, built with
 # podman or docker, whichever answers here, on the Python image BASE. The build needs no

@@ -153,6 +153,11 @@ class Control:
         """The loaded scenarios with their rule counters, and the names that can be loaded."""
         return self._sandbox.scenarios.summary()
 
+    def unload_scenario(self, name: str) -> None:
+        """Disarm the loaded scenario called `name`; 404 when none is."""
+        if not self._sandbox.scenarios.unload(name):
+            raise NotFound(f"No loaded scenario named '{name[:64]}'.", param="name")
+
     def unload_scenarios(self) -> int:
         """Disarm every loaded scenario; how many there were."""
         return self._sandbox.scenarios.unload_all()

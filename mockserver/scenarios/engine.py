@@ -123,6 +123,12 @@ class ScenarioEngine:
         self.needs_body = False  # some rule matches on the request body
         self.gates: list[tuple[frozenset[str] | None, PathPattern | None]] = []
         self._taken: dict[tuple[str, str], bool] = {}  # may_take's answers
+        # Watched files (`run --watch`): the last problem of a file that was saved invalid,
+        # by the name of the scenario it held (`reload_error`), or by the file, for one that
+        # never loaded (`errors`). Only a watching server shows `errors`.
+        self.watching = False
+        self.reload_errors: dict[str, dict[str, Any]] = {}
+        self.file_errors: dict[str, dict[str, Any]] = {}
         store.reset_hooks.append(self._forget)
 
     # -- loading -------------------------------------------------------------------------
@@ -154,8 +160,11 @@ class ScenarioEngine:
         applier = self._applier(scenario)
         for action in scenario.setup:
             applier.apply(action)
+        version = scenario.version
         for item in _armed(scenario):
             item.scenario = scenario.name
+        for rule in scenario.rules:
+            rule.version = version
         self.loaded.append(loaded)
         for index, entry in enumerate(scenario.timeline):
             loaded.done.append(False)
@@ -208,6 +217,19 @@ class ScenarioEngine:
             log.warning("scenario %s: %s", loaded.scenario.name, message)
             self.timeline_errors.append(message)
         loaded.done[index] = True
+
+    def unload(self, name: str) -> bool:
+        """Disarm the scenario called `name` (what it changed stays); whether one was loaded."""
+        found = any(item.scenario.name == name for item in self.loaded)
+        self._unload(name)
+        return found
+
+    def version_of(self, name: str) -> str:
+        """The version of the loaded scenario called `name` ("" when none is)."""
+        for loaded in self.loaded:
+            if loaded.scenario.name == name:
+                return loaded.scenario.version
+        return ""
 
     def _unload(self, name: str) -> None:
         for loaded in [item for item in self.loaded if item.scenario.name == name]:
@@ -311,7 +333,11 @@ class ScenarioEngine:
                 continue
             rule.fired += 1
             return ForcedLimit(
-                rule.name, rule.burst_end, max(1, rule.burst_end - now), rule.scenario
+                rule.name,
+                rule.burst_end,
+                max(1, rule.burst_end - now),
+                rule.scenario,
+                rule.version,
             )
         return None
 
@@ -389,13 +415,19 @@ class ScenarioEngine:
 
     def summary(self) -> dict[str, Any]:
         """What `GET /_mock/scenarios` shows."""
-        return {
+        shown: dict[str, Any] = {
             "object": "list",
-            "data": [describe(loaded) for loaded in self.loaded],
+            "data": [
+                describe(loaded, self.reload_errors.get(loaded.scenario.name))
+                for loaded in self.loaded
+            ],
             "available": self.available(),
             "timeline_errors": list(self.timeline_errors),
             "pending_webhook_endpoints": list(self.pending_webhooks),
         }
+        if self.watching:
+            shown["errors"] = list(self.file_errors.values())
+        return shown
 
 
 def _armed(scenario: Scenario) -> list[Rule | WebhookFault | Deprecation]:

@@ -23,13 +23,21 @@ class Loaded(Protocol):
     done: list[bool]
 
 
-def describe(loaded: Loaded) -> dict[str, Any]:
+INLINE = "<inline>"  # the source of a scenario sent as YAML text without one
+
+
+def describe(loaded: Loaded, reload_error: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A loaded scenario: its file (`source`, null for inline YAML), `version` (which save
+    of it), when it was loaded (on the sandbox's clock), its parts with their counters, and
+    the last problem of its watched file since this version loaded (`reload_error`)."""
     scenario = loaded.scenario
     return {
         "name": scenario.name,
         "description": scenario.description,
-        "source": scenario.source,
+        "source": None if scenario.source == INLINE else scenario.source,
+        "version": scenario.version,
         "loaded_at": format_ts(loaded.loaded_at),
+        "reload_error": reload_error,
         "rules": [
             {"name": r.name, "enabled": r.enabled, "matched": r.seen, "fired": r.fired}
             for r in scenario.rules

@@ -51,7 +51,7 @@ def middleware(sandbox: SandboxState) -> list[Middleware]:
         Middleware(BodyTimeout, seconds=sandbox.settings.body_timeout),
         Middleware(TransportFaults),
         Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
-        Middleware(Health),
+        Middleware(Health, sandbox=sandbox),
         Middleware(DurableLog, sandbox=sandbox),
         Middleware(AccountSandbox, sandbox=sandbox),
         Middleware(RequestJournal),

@@ -3,6 +3,7 @@
 POST   /_mock/scenarios   {"name": "legal_hold"} or {"yaml": "...", "source"?: "file.yaml"}
 GET    /_mock/scenarios   loaded scenarios (with rule counters) and the shipped names
 DELETE /_mock/scenarios   disarm every rule, fault, deprecation and timeline
+                          (?name=N: of that scenario only)
 GET    /_mock/requests    the request journal, newest first, filtered
 POST   /_mock/requests/verify   did the client send what a test expected (engine/verify.py)
 """
@@ -50,7 +51,12 @@ async def list_scenarios(call: ControlCall) -> Response:
 
 
 async def unload(call: ControlCall) -> Response:
-    return json_response({"unloaded": call.control.unload_scenarios()})
+    """Unload every scenario, or (`?name=`) the one of that name: 404 when none is loaded."""
+    name = call.query.get("name")
+    if name is None:
+        return json_response({"unloaded": call.control.unload_scenarios()})
+    call.control.unload_scenario(v.string(name, "name", max_len=255))
+    return json_response({"unloaded": 1})
 
 
 async def requests(call: ControlCall) -> Response:

@@ -1,0 +1,41 @@
+"""One problem of a file a user wrote (a scenario, a seed): where it is, what is wrong, and
+whether it stops the file from loading.
+
+Every place that shows problems to a user (`mockserver validate`, the console of a watched
+server, `GET /_mock/scenarios`, the inspector, the pytest plugin) shows them from this one
+type, each as `file:line: message` (a warning as `file:line: warning: message`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from mockserver.core.errors import LoadError
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A problem at `line` (1-based; 0: the file as a whole) of `file`."""
+
+    file: str
+    line: int
+    message: str
+    severity: Severity = "error"
+
+    def __str__(self) -> str:
+        label = "warning: " if self.severity == "warning" else ""
+        return f"{self.file}:{self.line}: {label}{self.message}"
+
+
+def problems_of(error: LoadError) -> list[Problem]:
+    """Every problem a load error stands for, in its order."""
+    return [Problem(p.file, p.line, p.message) for p in error.problems]
+
+
+def block(problems: Iterable[Problem]) -> str:
+    """The problems as lines, one `file:line: message` each."""
+    return "\n".join(str(problem) for problem in problems)

@@ -1,0 +1,79 @@
+"""Waiting for saves of the watched files (watchfiles: inotify, FSEvents or polling), for
+as long as the server runs.
+
+The folders of the files are watched, not the files: an editor that saves by writing a
+temporary file and renaming it over the old one replaces the file a watch on it would
+follow. Changes come in batches (watchfiles waits `DEBOUNCE_MS` of quiet, at most
+`BATCH_MS`); each changed file of a batch is applied once, as it is on disk then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from watchfiles import Change, awatch
+
+from mockserver.engine.live.files import LiveFiles
+
+log = logging.getLogger("mockserver")
+
+DEBOUNCE_MS = 50  # quiet before a batch of changes is taken
+STEP_MS = 20  # how often watchfiles looks for the end of a batch
+TIMEOUT_MS = 200  # the longest wait for a change before the stop event is looked at
+
+
+@contextlib.asynccontextmanager
+async def watching(files: LiveFiles) -> AsyncIterator[None]:
+    """Follow the saves of `files` while the body runs."""
+    stop = asyncio.Event()
+    ready = asyncio.Event()
+    task = asyncio.create_task(_follow(files, stop, ready), name="mockserver-watch")
+    await ready.wait()  # the watch is set up: a save from now on is seen
+    try:
+        yield
+    finally:
+        stop.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def _follow(files: LiveFiles, stop: asyncio.Event, ready: asyncio.Event) -> None:
+    folders = [str(folder) for folder in files.folders() if folder.is_dir()]
+    if not folders:
+        ready.set()
+        return
+
+    def wanted(change: Change, path: str) -> bool:
+        return files.concerns(Path(path))
+
+    changes = awatch(
+        *folders,
+        watch_filter=wanted,
+        debounce=DEBOUNCE_MS,
+        step=STEP_MS,
+        stop_event=stop,
+        recursive=False,
+        yield_on_timeout=True,  # an empty batch: the watch is set up (then every timeout)
+        rust_timeout=TIMEOUT_MS,
+    )
+    async for batch in changes:
+        if not ready.is_set():
+            await _sync(files)  # what changed while nobody watched (a durable restart)
+            ready.set()
+        for path in sorted({Path(path) for _, path in batch}):
+            try:
+                await files.changed(path)
+            except Exception:  # one file's failure must not end the watch
+                log.exception("mockserver: applying the change of %s failed", path)
+    ready.set()
+
+
+async def _sync(files: LiveFiles) -> None:
+    """Load every watched scenario file whose content is not the version serving."""
+    for path in files.scenario_files():
+        if path.is_file():
+            await files.changed(path)
