@@ -38,7 +38,8 @@ from mockserver.engine.control_plane.origin_guard import browser_guard
 from mockserver.engine.durable.log import Durability, make_durable
 from mockserver.engine.durable.state import open_state
 from mockserver.engine.journal import AccountJournal, Journal, Observer
-from mockserver.engine.live.files import LiveFiles, directory_files
+from mockserver.engine.live.files import LiveFiles
+from mockserver.engine.live.folder import directory_files
 from mockserver.engine.live.watch import watching
 from mockserver.engine.request import Request, Response, Serve
 from mockserver.engine.snapshots import Snapshots, shelves
@@ -151,11 +152,11 @@ class SandboxState:
         journal = Journal(settings.journal_size)
         store.reset_hooks.append(journal.clear)
         sandbox = cls(settings, store, scenarios, webhooks, journal)
+        if opened is not None:
+            sandbox.durability = make_durable(sandbox, opened)
         if settings.watch:  # a bad scenario is reported and shown, and the server starts
             sandbox.live = LiveFiles(sandbox)
             sandbox.live.load_at_start()
-        if opened is not None:
-            sandbox.durability = make_durable(sandbox, opened)
         return sandbox
 
     def _account(self, made: NewAccount, random_seed: int, clock: Clock) -> SandboxState:

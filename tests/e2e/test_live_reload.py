@@ -18,6 +18,7 @@ import pytest
 
 from mockserver.core.shipped import default_seed_path
 from tests.support.cli import Run
+from tests.support.durable import DurableServer
 from tests.support.keys import auth
 
 DEADLINE = 15.0  # seconds a save may take to show, on a busy machine (the contract is 1 s)
@@ -227,3 +228,24 @@ def test_a_scenario_folder_loads_and_unloads_files_as_they_come_and_go(tmp_path:
         until(lambda: served.vaults_status() == 200, "the last rule unloaded")
         broken.unlink()
         until(lambda: served.scenarios()["errors"] == [], "the removed file's error gone")
+
+
+def test_a_durable_sandbox_replays_a_reload_in_its_place(tmp_path: Path) -> None:
+    """The reload is logged as the control plane's request: after kill -9 and a restart, the
+    new version serves with the counters it had, not those of a load at start."""
+    scenario = tmp_path / "teapot.yaml"
+    scenario.write_text(TEAPOT.format(status=418))
+    server = DurableServer(tmp_path / "state", "--watch", "--scenario", str(scenario))
+    client = server.start()
+    try:
+        assert [client.get("/v1/vaults").status_code for _ in range(2)] == [418, 418]
+        save(scenario, TEAPOT.format(status=503), rename=True)
+        until(lambda: client.get("/v1/vaults").status_code == 503, "the reload")
+        served = client.get("/_mock/scenarios").json()["data"][0]
+        server.kill()
+        client = server.start()
+        after = client.get("/_mock/scenarios").json()["data"][0]
+        assert after["version"] == served["version"]
+        assert after["rules"] == served["rules"]  # counted since the reload, as before
+    finally:
+        server.stop()

@@ -20,7 +20,7 @@ import hashlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 import orjson
@@ -28,13 +28,45 @@ import orjson
 from mockserver.core.clock import format_ts
 from mockserver.core.errors import LoadError, ScenarioError, SeedError
 from mockserver.core.problems import Problem, problems_of
+from mockserver.engine.live.folder import directory_files
 from mockserver.engine.request import Request
 from mockserver.scenarios.loader import read_scenario_text
 from mockserver.scenarios.model import Scenario
 from mockserver.seeds.loader import load_seed_text
 
 if TYPE_CHECKING:
-    from mockserver.engine.sandbox import SandboxState
+    from mockserver.core.config import Settings
+    from mockserver.domain.models import SeedData
+    from mockserver.domain.store import Store
+    from mockserver.engine.control import Control
+    from mockserver.engine.request import BodyReader, Response, Serve
+    from mockserver.scenarios.engine import ScenarioEngine
+
+
+class Logged(Protocol):
+    """A durable sandbox's log: where an input goes in."""
+
+    async def serve(self, request: Request, reader: BodyReader | None = None) -> Response: ...
+
+
+class Watched(Protocol):
+    """The server's sandbox (`engine/sandbox.py`), as far as its watched files use it."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def scenarios(self) -> ScenarioEngine: ...
+    @property
+    def control(self) -> Control: ...
+    @property
+    def durability(self) -> Logged | None: ...
+    @property
+    def serve(self) -> Serve: ...
+
+    def use_seed(self, seed: SeedData) -> list[ScenarioError]: ...
+
 
 log = logging.getLogger("mockserver")
 
@@ -47,14 +79,6 @@ def _logged(text: str, fields: dict[str, Any]) -> None:
     log.warning("%s", text)
 
 
-def directory_files(directory: Path) -> list[Path]:
-    """The scenario files of a `--scenario-dir`: its `*.yaml`, by name (hidden ones left out:
-    an editor's working copies)."""
-    if not directory.is_dir():
-        return []
-    return sorted(p for p in directory.glob("*.yaml") if p.is_file() and not p.name[:1] == ".")
-
-
 def version_of(text: str) -> str:
     """A scenario's version: as `Scenario.version` computes it."""
     return hashlib.sha256(text.encode()).hexdigest()[:12]
@@ -63,7 +87,7 @@ def version_of(text: str) -> str:
 class LiveFiles:
     """What the watcher follows for one server's sandbox, and what a save of each does."""
 
-    def __init__(self, sandbox: SandboxState, report: Report = _logged) -> None:
+    def __init__(self, sandbox: Watched, report: Report = _logged) -> None:
         settings = sandbox.settings
         self.sandbox = sandbox
         self.report = report
@@ -72,6 +96,7 @@ class LiveFiles:
         self.explicit = [engine.file_of(path).resolve() for path in settings.scenario_paths]
         self.directory = None if settings.scenario_dir is None else settings.scenario_dir.resolve()
         self.names: dict[Path, str] = {}  # a file -> the name of the scenario it loaded
+        self.seen: dict[Path, str] = {}  # a file -> the version of it last applied or refused
         self.seed_error: dict[str, Any] | None = None
         self.pending: list[tuple[str, dict[str, Any]]] = []  # lines of the start, until told
         engine.watching = True
@@ -118,11 +143,15 @@ class LiveFiles:
 
     def load_at_start(self) -> None:
         """Load every scenario file as the server is built; one that does not load is
-        reported and shown, and the server starts without it."""
+        reported and shown, and the server starts without it. A durable sandbox loads
+        nothing here: its files are loaded through its log (`sync`), after its replay."""
+        if self.sandbox.durability is not None:
+            return
         engine = self.sandbox.scenarios
         told, self.report = self.report, self._keep
         for path in self.scenario_files():
             text, problems = _read(path)
+            self.seen[path] = version_of(text)
             if not problems:
                 try:
                     scenario = engine.load(_parsed(text, path))
@@ -138,6 +167,20 @@ class LiveFiles:
     def _keep(self, text: str, fields: dict[str, Any]) -> None:
         self.pending.append((text, fields))
 
+    async def sync(self) -> None:
+        """Once the watch is set up: the files as they are now. A file whose content is not
+        the version serving is loaded (a durable sandbox's files at its start, or saved while
+        it was stopped), a folder's file no longer there is unloaded."""
+        files = self.scenario_files()
+        for loaded in self.sandbox.scenarios.loaded:
+            path = Path(loaded.scenario.source)
+            if path.is_absolute() and self.concerns(path):
+                self.names.setdefault(path, loaded.scenario.name)
+        for path in files:
+            await self.changed(path)
+        for path in [p for p in self.names if p not in files and not p.is_file()]:
+            await self.changed(path)
+
     # -- a save ----------------------------------------------------------------------------
 
     async def changed(self, path: Path) -> None:
@@ -150,6 +193,7 @@ class LiveFiles:
             await self.scenario_removed(path)
         elif path not in self.explicit:  # a file that never loaded: its error goes with it
             self.sandbox.scenarios.file_errors.pop(str(path), None)
+            self.seen.pop(path, None)
         elif path in self.explicit:
             self.report(
                 f"{path}: removed; its scenario keeps serving until the file is back",
@@ -161,6 +205,9 @@ class LiveFiles:
         text, problems = _read(path)
         old = self.names.get(path)
         version = version_of(text)
+        if not problems and self.seen.get(path) == version:
+            return  # these bytes were applied, or refused and reported, already
+        self.seen[path] = version
         if not problems and old is not None and engine.version_of(old) == version:
             self._cleared(path, old)  # the same bytes again (a touch, a save without change)
             return
@@ -190,6 +237,7 @@ class LiveFiles:
 
     async def scenario_removed(self, path: Path) -> None:
         name = self.names.pop(path)
+        self.seen.pop(path, None)
         await self._request("DELETE", f"/_mock/scenarios?name={quote(name)}", None)
         self.sandbox.scenarios.reload_errors.pop(name, None)
         self.sandbox.scenarios.file_errors.pop(str(path), None)

@@ -62,7 +62,7 @@ async def _follow(files: LiveFiles, stop: asyncio.Event, ready: asyncio.Event) -
     )
     async for batch in changes:
         if not ready.is_set():
-            await _sync(files)  # what changed while nobody watched (a durable restart)
+            await files.sync()  # what changed while nobody watched (a durable restart)
             ready.set()
         for path in sorted({Path(path) for _, path in batch}):
             try:
@@ -70,10 +70,3 @@ async def _follow(files: LiveFiles, stop: asyncio.Event, ready: asyncio.Event) -
             except Exception:  # one file's failure must not end the watch
                 log.exception("mockserver: applying the change of %s failed", path)
     ready.set()
-
-
-async def _sync(files: LiveFiles) -> None:
-    """Load every watched scenario file whose content is not the version serving."""
-    for path in files.scenario_files():
-        if path.is_file():
-            await files.changed(path)

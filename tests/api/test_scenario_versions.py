@@ -1,0 +1,73 @@
+"""Which save of a scenario serves: `source`, `version` and `loaded_at` on every loaded
+scenario, the journal's `scenario` mark on what a rule touched, and unloading one scenario
+by name."""
+
+from __future__ import annotations
+
+import hashlib
+
+import httpx
+
+from tests.support.api import assert_envelope
+
+TEAPOT = """\
+name: teapot
+rules:
+  - name: brew
+    match: {method: GET, path: /v1/vaults}
+    respond: {status: %d}
+"""
+
+
+def test_a_scenario_shows_its_source_version_and_load_time(both: httpx.Client) -> None:
+    text = TEAPOT % 418
+    made = both.post("/_mock/scenarios", json={"yaml": text, "source": "qa/teapot.yaml"})
+    assert made.status_code == 201
+    shown = made.json()
+    assert shown["source"] == "qa/teapot.yaml"
+    assert shown["version"] == hashlib.sha256(text.encode()).hexdigest()[:12]
+    assert shown["loaded_at"] == both.get("/_mock/clock").json()["now"]
+    assert shown["reload_error"] is None
+    inline = both.post("/_mock/scenarios", json={"yaml": text.replace("teapot", "kettle")})
+    assert inline.json()["source"] is None  # sent as text, from no file
+    assert "errors" not in both.get("/_mock/scenarios").json()  # only a watching server's
+
+
+def test_the_journal_names_the_version_whose_rule_answered(both: httpx.Client) -> None:
+    both.post("/_mock/scenarios", json={"yaml": TEAPOT % 418})
+    first = both.get("/_mock/scenarios").json()["data"][0]["version"]
+    assert both.get("/v1/vaults").status_code == 418
+    both.post("/_mock/scenarios", json={"yaml": TEAPOT % 503})  # the same name: replaced
+    second = both.get("/_mock/scenarios").json()["data"][0]["version"]
+    assert both.get("/v1/vaults").status_code == 503
+    both.get("/v1/documents")  # touched by no rule
+    entries = both.get("/_mock/requests", params={"limit": 3}).json()["data"]
+    assert "scenario" not in entries[0]
+    assert entries[1]["rule"] == "brew"
+    assert entries[1]["scenario"] == {"name": "teapot", "version": second, "rule": "brew"}
+    assert entries[2]["scenario"] == {"name": "teapot", "version": first, "rule": "brew"}
+    page = both.get("/_mock/ui/requests").text
+    assert f"teapot@{second}" in page and f"teapot@{first}" in page
+
+
+def test_one_scenario_unloads_by_name(both: httpx.Client) -> None:
+    both.post("/_mock/scenarios", json={"yaml": TEAPOT % 418})
+    both.post("/_mock/scenarios", json={"name": "legal_hold"})
+    gone = both.delete("/_mock/scenarios", params={"name": "teapot"})
+    assert gone.status_code == 200
+    assert gone.json() == {"unloaded": 1}
+    assert [s["name"] for s in both.get("/_mock/scenarios").json()["data"]] == ["legal_hold"]
+    assert both.get("/v1/vaults").status_code == 200
+    missing = both.delete("/_mock/scenarios", params={"name": "teapot"})
+    assert_envelope(missing, 404, "not_found")
+    assert missing.json()["error"]["param"] == "name"
+
+
+def test_the_scenarios_page_shows_file_version_and_rule_counts(both: httpx.Client) -> None:
+    both.post("/_mock/scenarios", json={"yaml": TEAPOT % 418, "source": "qa/teapot.yaml"})
+    both.get("/v1/vaults")
+    version = both.get("/_mock/scenarios").json()["data"][0]["version"]
+    page = both.get("/_mock/ui/scenarios")
+    assert page.status_code == 200
+    assert "qa/teapot.yaml" in page.text and version in page.text
+    assert '<td class="num">1</td><td class="num">1</td>' in page.text  # brew: matched, fired
