@@ -13,7 +13,14 @@ import asyncio
 from typing import Any, NamedTuple
 
 from mockserver.core.clock import LAST_SECOND, format_ts
-from mockserver.core.errors import Conflict, NotFound, SeedError, ValidationError
+from mockserver.core.errors import (
+    Conflict,
+    LoadError,
+    NotFound,
+    ScenarioError,
+    SeedError,
+    ValidationError,
+)
 from mockserver.domain import documents
 from mockserver.domain import validation as v
 from mockserver.domain.models import Document
@@ -26,10 +33,11 @@ from mockserver.engine.parts import Parts
 from mockserver.engine.request import Request
 from mockserver.engine.snapshots import Snapshot
 from mockserver.scenarios.engine import Loaded
-from mockserver.scenarios.loader import load_scenario, load_scenario_text
+from mockserver.scenarios.loader import read_scenario_text
 from mockserver.scenarios.model import Scenario
 from mockserver.seeds.export import seed_text
 from mockserver.seeds.loader import load_seed_text
+from mockserver.seeds.source_text import read_source
 from mockserver.webhooks.deliveries import Delivery
 from mockserver.webhooks.resend import find_event, resend
 
@@ -130,11 +138,27 @@ class Control:
                 f"No scenario named '{name[:64]}'. Available: {', '.join(scenarios.available())}.",
                 param="name",
             )
-        return self.arm(load_scenario(path))
+        text = read_source(path, ScenarioError, "scenario")
+        return self.arm(self.read_scenario(text, str(path)))
 
     def load_scenario_text(self, text: str, source: str) -> Loaded:
         """Load a scenario from YAML text (`source` names it in errors)."""
-        return self.arm(load_scenario_text(text, source))
+        return self.arm(self.read_scenario(text, source))
+
+    def read_scenario(self, text: str, source: str) -> Scenario:
+        """A scenario read from YAML text and checked against this sandbox, changing nothing:
+        one ScenarioError with every problem, of its format and of what it refers to, in
+        the file's order (`mockserver validate` reports the same)."""
+        scenario, own = read_scenario_text(text, source)
+        problems: list[LoadError] = list(own)
+        try:
+            self.check_scenario(self._sandbox.scenarios.adopt(scenario))
+        except ScenarioError as error:
+            problems += error.problems
+        if problems:
+            problems.sort(key=lambda problem: problem.line)  # stable: the file's own first
+            raise ScenarioError.every(problems)
+        return scenario
 
     def check_scenario(self, scenario: Scenario) -> None:
         """The checks loading `scenario` would make here, changing nothing: ScenarioError with

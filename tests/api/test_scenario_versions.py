@@ -47,7 +47,8 @@ def test_the_journal_names_the_version_whose_rule_answered(both: httpx.Client) -
     assert entries[1]["scenario"] == {"name": "teapot", "version": second, "rule": "brew"}
     assert entries[2]["scenario"] == {"name": "teapot", "version": first, "rule": "brew"}
     page = both.get("/_mock/ui/requests").text
-    assert f"teapot@{second}" in page and f"teapot@{first}" in page
+    assert f"teapot@{second}" in page
+    assert f"teapot@{first}" in page
 
 
 def test_one_scenario_unloads_by_name(both: httpx.Client) -> None:
@@ -69,5 +70,6 @@ def test_the_scenarios_page_shows_file_version_and_rule_counts(both: httpx.Clien
     version = both.get("/_mock/scenarios").json()["data"][0]["version"]
     page = both.get("/_mock/ui/scenarios")
     assert page.status_code == 200
-    assert "qa/teapot.yaml" in page.text and version in page.text
+    assert "qa/teapot.yaml" in page.text
+    assert version in page.text
     assert '<td class="num">1</td><td class="num">1</td>' in page.text  # brew: matched, fired

@@ -30,8 +30,6 @@ from mockserver.core.errors import LoadError, ScenarioError, SeedError
 from mockserver.core.problems import Problem, problems_of
 from mockserver.engine.live.folder import directory_files
 from mockserver.engine.request import Request
-from mockserver.scenarios.loader import read_scenario_text
-from mockserver.scenarios.model import Scenario
 from mockserver.seeds.loader import load_seed_text
 
 if TYPE_CHECKING:
@@ -154,7 +152,7 @@ class LiveFiles:
             self.seen[path] = version_of(text)
             if not problems:
                 try:
-                    scenario = engine.load(_parsed(text, path))
+                    scenario = engine.load(self.sandbox.control.read_scenario(text, str(path)))
                 except ScenarioError as error:
                     problems = problems_of(error)
                 else:
@@ -214,8 +212,7 @@ class LiveFiles:
         scenario = None
         if not problems:
             try:
-                scenario = _parsed(text, path)
-                self.sandbox.control.check_scenario(scenario)
+                scenario = self.sandbox.control.read_scenario(text, str(path))
             except ScenarioError as error:
                 problems = problems_of(error)
         if problems or scenario is None:
@@ -385,14 +382,6 @@ def _read(path: Path) -> tuple[str, list[Problem]]:
         return raw.decode("utf-8"), []
     except UnicodeDecodeError:
         return "", [_problem(path, "the file is not UTF-8 text")]
-
-
-def _parsed(text: str, path: Path) -> Scenario:
-    """The scenario of `text`; ScenarioError with every problem the file itself has."""
-    scenario, problems = read_scenario_text(text, str(path))
-    if problems:
-        raise ScenarioError.every(problems)
-    return scenario
 
 
 def _counted(n: int, what: str) -> str:
