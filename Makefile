@@ -183,6 +183,7 @@ bench: $(BENCH) $(LSTAMP) wrk valgrind peers $(if $(BASELINE),baseline)
 	$(BIN)/python -m benchmarks --out benchmarks/latest.json \
 		--loop-python $(CURDIR)/$(LVENV)/bin/python --peers $(CURDIR)/$(PEERS) \
 		$(if $(BASELINE),--baseline-python $(CURDIR)/$(BASE_VENV)/bin/python)
+	$(BIN)/python -m benchmarks.live_reload --out benchmarks/live_reload.json
 
 # Commit BASELINE in its own worktree, installed (not editable) into its own venv; both are
 # kept while REV is the same commit.
