@@ -238,7 +238,8 @@ valgrind:
 
 # The README's inspector screenshots, taken by the browser tests at 1280x800.
 screenshots: $(DEV) browser
-	INSPECTOR_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/e2e/test_inspector_browser.py
+	INSPECTOR_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/e2e/test_inspector_browser.py \
+		tests/e2e/test_live_reload_browser.py
 
 clean:
 	rm -rf $(VENV) $(LVENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -88,6 +88,7 @@ def reload_problems(server: SandboxState) -> list[dict[str, Any]]:
     first problem's line and message, and how many problems there are."""
     engine = server.scenarios
     found: list[tuple[str | None, str | None, dict[str, Any]]] = []
+    seed = None
     for loaded in engine.loaded:
         error = engine.reload_errors.get(loaded.scenario.name)
         if error is not None:
@@ -95,11 +96,13 @@ def reload_problems(server: SandboxState) -> list[dict[str, Any]]:
     found += [(error["source"], None, error) for error in engine.file_errors.values()]
     live = server.live
     if live is not None and live.seed_error is not None:
-        found.append((str(live.seed), None, live.seed_error))
+        seed = str(live.seed)
+        found.append((seed, None, live.seed_error))
     return [
         {
             "file": file,
             "scenario": name,
+            "seed": file == seed,
             "line": error["line"],
             "message": error["message"],
             "count": len(error.get("problems", ())) or 1,
