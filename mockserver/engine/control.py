@@ -141,9 +141,11 @@ class Control:
         text = read_source(path, ScenarioError, "scenario")
         return self.arm(self.read_scenario(text, str(path)))
 
-    def load_scenario_text(self, text: str, source: str) -> Loaded:
-        """Load a scenario from YAML text (`source` names it in errors)."""
-        return self.arm(self.read_scenario(text, source))
+    def load_scenario_text(self, text: str, source: str, *, replace: bool = False) -> Loaded:
+        """Load a scenario from YAML text (`source` names it in errors). With `replace`, a
+        loaded scenario of its name has its rules, timeline and chaos swapped, the data and
+        the clock kept (a watched file saved again)."""
+        return self.arm(self.read_scenario(text, source), replace=replace)
 
     def read_scenario(self, text: str, source: str) -> Scenario:
         """A scenario read from YAML text and checked against this sandbox, changing nothing:
@@ -165,13 +167,16 @@ class Control:
         every problem (`mockserver validate` runs them against a sandbox of the seed)."""
         self._sandbox.scenarios.check(scenario)
 
-    def arm(self, scenario: Scenario) -> Loaded:
-        """Load a scenario already read from its file: apply its setup, arm its rules. An
-        account on the server clock cannot load one that moves the clock (409)."""
+    def arm(self, scenario: Scenario, *, replace: bool = False) -> Loaded:
+        """Load a scenario already read from its file: apply its setup, arm its rules (with
+        `replace`, see `load_scenario_text`). An account on the server clock cannot load one
+        that moves the clock (409)."""
+        engine = self._sandbox.scenarios
         moves = scenario.clock
-        if moves.freeze or moves.set is not None or moves.advance:
+        swap = replace and engine.replaces(scenario)
+        if (moves.freeze or moves.set is not None or moves.advance) and not swap:
             self._own_clock()
-        return self._sandbox.scenarios.load(scenario)
+        return engine.load(scenario, replace=replace)
 
     def scenarios(self) -> dict[str, Any]:
         """The loaded scenarios with their rule counters, and the names that can be loaded."""

@@ -150,16 +150,26 @@ class ScenarioEngine:
             scenario.key = self.default_key
         return scenario
 
-    def load(self, scenario: Scenario) -> Loaded:
-        """Check, then apply a scenario; ScenarioError (with its lines) before any change."""
+    def replaces(self, scenario: Scenario) -> bool:
+        """Whether a scenario of `scenario`'s name is loaded (a `replace` load swaps it)."""
+        return any(loaded.scenario.name == scenario.name for loaded in self.loaded)
+
+    def load(self, scenario: Scenario, *, replace: bool = False) -> Loaded:
+        """Check, then apply a scenario; ScenarioError (with its lines) before any change.
+        With `replace` (a watched file saved again), a scenario of the same name that is
+        loaded has its rules, timeline and chaos swapped for the new ones, and the new
+        version's clock and setup are not applied: the data and the clock stay as they are."""
         self.adopt(scenario)
         self.check(scenario)
+        swap = replace and self.replaces(scenario)
         self._unload(scenario.name)  # loading a name again replaces it
-        self._move_clock(scenario)
+        if not swap:
+            self._move_clock(scenario)
         loaded = Loaded(scenario, self.store.now())
-        applier = self._applier(scenario)
-        for action in scenario.setup:
-            applier.apply(action)
+        if not swap:
+            applier = self._applier(scenario)
+            for action in scenario.setup:
+                applier.apply(action)
         version = scenario.version
         for item in _armed(scenario):
             item.scenario = scenario.name

@@ -73,3 +73,41 @@ def test_the_scenarios_page_shows_file_version_and_rule_counts(both: httpx.Clien
     assert "qa/teapot.yaml" in page.text
     assert version in page.text
     assert '<td class="num">1</td><td class="num">1</td>' in page.text  # brew: matched, fired
+
+
+HELD = """\
+name: held
+clock: {advance: 3600}
+setup:
+  - legal_hold: {document: doc_mock_draft}
+rules:
+  - name: brew
+    match: {method: GET, path: /v1/vaults}
+    respond: {status: %d}
+"""
+
+
+def test_a_replace_load_swaps_the_rules_and_keeps_data_and_clock(both: httpx.Client) -> None:
+    """`replace` (what a watched file's save sends): the new version's setup and clock moves
+    are not applied again; a plain load of the same name applies them."""
+    both.post("/_mock/scenarios", json={"yaml": HELD % 418})
+    moved = both.get("/_mock/clock").json()["now"]
+    released = both.post("/_mock/documents/doc_mock_draft/legal_hold", json={"on": False})
+    assert released.status_code == 200
+
+    swapped = both.post("/_mock/scenarios", json={"yaml": HELD % 503, "replace": True})
+    assert swapped.status_code == 201
+    assert both.get("/v1/vaults").status_code == 503
+    assert both.get("/_mock/clock").json()["now"] == moved
+    assert both.get("/v1/documents/doc_mock_draft").json()["legal_hold"] is False
+
+    both.post("/_mock/scenarios", json={"yaml": HELD % 429})  # no replace: a whole load
+    assert both.get("/v1/documents/doc_mock_draft").json()["legal_hold"] is True
+    assert both.get("/_mock/clock").json()["now"] != moved
+
+
+def test_replace_must_be_a_boolean(both: httpx.Client) -> None:
+    refused = both.post("/_mock/scenarios", json={"yaml": HELD % 418, "replace": "yes"})
+    assert_envelope(refused, 422, "validation_error")
+    assert refused.json()["error"]["param"] == "replace"
+    assert both.get("/_mock/scenarios").json()["data"] == []

@@ -1,6 +1,7 @@
 """`/_mock` scenarios and the request journal (docs/reference/control-plane.md).
 
-POST   /_mock/scenarios   {"name": "legal_hold"} or {"yaml": "...", "source"?: "file.yaml"}
+POST   /_mock/scenarios   {"name": "legal_hold"} or {"yaml": "...", "source"?: "file.yaml",
+                          "replace"?: true (swap a loaded one's rules, keep data and clock)}
 GET    /_mock/scenarios   loaded scenarios (with rule counters) and the shipped names
 DELETE /_mock/scenarios   disarm every rule, fault, deprecation and timeline
                           (?name=N: of that scenario only)
@@ -37,7 +38,10 @@ async def load(call: ControlCall) -> Response:
         else:
             text = v.string(text, "yaml", max_len=YAML_MAX)
             source = v.string(body.get("source", "<inline>"), "source", max_len=255)
-            loaded = control.load_scenario_text(text, source)
+            replace = body.get("replace", False)
+            if not isinstance(replace, bool):
+                raise ValidationError("'replace' must be true or false.", param="replace")
+            loaded = control.load_scenario_text(text, source, replace=replace)
     except ScenarioError as error:
         raise ValidationError(str(error), param="yaml" if text is not None else "name") from None
     described: dict[str, Any] = next(

@@ -2,9 +2,10 @@
 
 A scenario file saved valid is loaded again as the control plane's `POST /_mock/scenarios`
 would load it, and by that very request: it goes into the app like a client's (through a
-durable sandbox's log, so a restart replays it in its place), replacing the scenario of that
-name (its rules, timeline and chaos; its counters start again) and keeping the data, the
-clock, the journal and the other scenarios. A file removed from `--scenario-dir` is unloaded
+durable sandbox's log, so a restart replays it in its place) with `replace`: the scenario of
+that name has its rules, timeline and chaos swapped (its counters start again), and the data,
+the clock, the journal and the other scenarios stay (the new version's clock and setup are
+not applied; a file's first load applies them). A file removed from `--scenario-dir` is unloaded
 by `DELETE /_mock/scenarios?name=`. A seed file saved valid resets the sandbox to it, as
 `POST /_mock/reset` does, and loads the scenarios again.
 
@@ -21,7 +22,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import orjson
 
@@ -221,7 +222,7 @@ class LiveFiles:
         if old is not None and old != scenario.name:
             await self._request("DELETE", f"/_mock/scenarios?name={quote(old)}", None)
         status, body = await self._request(
-            "POST", "/_mock/scenarios", {"yaml": text, "source": str(path)}
+            "POST", "/_mock/scenarios", {"yaml": text, "source": str(path), "replace": True}
         )
         if status != 201:
             message = str((body or {}).get("error", {}).get("message", f"status {status}"))
@@ -307,10 +308,10 @@ class LiveFiles:
     def _direct(self, method: str, target: str, body: Any) -> tuple[int, Any]:
         control = self.sandbox.control
         if method == "DELETE":
-            control.unload_scenario(target.partition("=")[2])
+            control.unload_scenario(unquote(target.partition("=")[2]))
             return 200, None
         try:
-            control.load_scenario_text(body["yaml"], body["source"])
+            control.load_scenario_text(body["yaml"], body["source"], replace=True)
         except LoadError as error:
             return 422, {"error": {"message": str(error)}}
         return 201, None
