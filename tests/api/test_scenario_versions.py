@@ -111,3 +111,17 @@ def test_replace_must_be_a_boolean(both: httpx.Client) -> None:
     assert_envelope(refused, 422, "validation_error")
     assert refused.json()["error"]["param"] == "replace"
     assert both.get("/_mock/scenarios").json()["data"] == []
+
+
+def test_a_forced_429_names_the_version_of_its_burst(both: httpx.Client) -> None:
+    both.post("/_mock/scenarios", json={"name": "rate_limit_burst"})
+    version = both.get("/_mock/scenarios").json()["data"][0]["version"]
+    statuses = [both.post("/v1/documents", json={"title": f"t{i}"}).status_code for i in range(3)]
+    assert statuses[-1] == 429
+    newest = both.get("/_mock/requests", params={"limit": 1}).json()["data"][0]
+    assert newest["scenario"] == {
+        "name": "rate_limit_burst",
+        "version": version,
+        "rule": newest["rule"],
+    }
+    assert newest["rule"]

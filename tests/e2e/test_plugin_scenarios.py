@@ -9,8 +9,6 @@ import pytest
 pytest_plugins = ["pytester"]
 
 CONSUMER = """
-import sys
-
 import pytest
 
 
@@ -74,8 +72,6 @@ BAD_SCENARIO = "name: bad\nrules:\n  - {name: r, respond: {statu: 503}}\nsteps:\
 
 BAD_CONSUMER = """
 from pathlib import Path
-
-import sys
 
 import pytest
 
@@ -153,8 +149,6 @@ rules:
 
 BOTH_CONSUMER = """
 from pathlib import Path
-
-import sys
 
 import pytest
 
