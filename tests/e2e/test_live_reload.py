@@ -5,6 +5,8 @@ scenario that produced it."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import re
 import threading
@@ -249,3 +251,26 @@ def test_a_durable_sandbox_replays_a_reload_in_its_place(tmp_path: Path) -> None
         assert after["rules"] == served["rules"]  # counted since the reload, as before
     finally:
         server.stop()
+
+
+def test_json_logs_and_no_control_plane(tmp_path: Path) -> None:
+    """With --log-format json every reload line is a JSON object; with --no-admin the files
+    are still followed (the console is where the problems show)."""
+    scenario = tmp_path / "teapot.yaml"
+    scenario.write_text(TEAPOT.format(status=418))
+    options = ("--scenario", str(scenario), "--log-format", "json", "--no-admin")
+    with serve(tmp_path, *options) as served:
+        assert served.vaults_status() == 418
+        save(scenario, "name: teapot\nrules: 3\n", rename=True)
+        until(lambda: '"event":"reload_error"' in served.run.output(), "the error line")
+        assert served.vaults_status() == 418
+        save(scenario, TEAPOT.format(status=409), rename=True)
+        until(lambda: served.vaults_status() == 409, "the fixed file answering")
+        events = [json.loads(line) for line in served.run.output().splitlines()]
+        problem = next(e for e in events if e["event"] == "reload_error")
+        assert problem["line"] == 2
+        assert problem["file"] == str(scenario.resolve())
+        assert problem["message"].startswith(f"{scenario.resolve()}:2: ")
+        loads = [e for e in events if e["event"] == "reload" and e.get("version")]
+        assert [e["rules"] for e in loads] == [1, 1]
+        assert loads[-1]["version"] == hashlib.sha256(scenario.read_bytes()).hexdigest()[:12]
