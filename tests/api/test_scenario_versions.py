@@ -5,9 +5,15 @@ by name."""
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import httpx
+import pytest
 
+from mockserver.core.config import Settings
+from mockserver.core.errors import ScenarioError
+from mockserver.testing.inprocess import inprocess_client
+from mockserver.web.app import create_app
 from tests.support.api import assert_envelope
 
 TEAPOT = """\
@@ -125,3 +131,24 @@ def test_a_forced_429_names_the_version_of_its_burst(both: httpx.Client) -> None
         "rule": newest["rule"],
     }
     assert newest["rule"]
+
+
+def test_a_scenario_folder_is_loaded_at_start_without_watching(tmp_path: Path) -> None:
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(TEAPOT % 418)
+    (folder / "b.yaml").write_text((TEAPOT % 429).replace("teapot", "kettle"))
+    (folder / ".c.yaml").write_text("an editor's working copy: left out\n")
+    (folder / "notes.txt").write_text("not a scenario\n")
+    app = create_app(Settings(clock_mode="frozen", scenario_dir=folder))
+    with inprocess_client(app, base_url="http://mock") as client:
+        listed = client.get("/_mock/scenarios").json()
+        assert [s["name"] for s in listed["data"]] == ["teapot", "kettle"]
+        assert [s["source"] for s in listed["data"]] == [
+            str(folder / "a.yaml"),
+            str(folder / "b.yaml"),
+        ]
+        assert "errors" not in listed
+    (folder / "b.yaml").write_text("name: kettle\nrules: 3\n")
+    with pytest.raises(ScenarioError, match=r"b\.yaml:2: "):
+        create_app(Settings(clock_mode="frozen", scenario_dir=folder))

@@ -17,6 +17,7 @@ scenario the file holds, `errors` for a file that never loaded) and `GET /_mock/
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from collections.abc import Callable
@@ -70,6 +71,7 @@ class Watched(Protocol):
 log = logging.getLogger("mockserver")
 
 USER_AGENT = b"mockserver-watch/1"
+GONE_GRACE = 0.2  # seconds a removed file may take to come back before its scenario goes
 # One line for a person, and the same as fields (`--log-format json`).
 Report = Callable[[str, dict[str, Any]], None]
 
@@ -183,7 +185,10 @@ class LiveFiles:
     # -- a save ----------------------------------------------------------------------------
 
     async def changed(self, path: Path) -> None:
-        """Apply what a change of `path` means: its current content (or its absence)."""
+        """Apply what a change of `path` means: its current content (or its absence: an
+        editor that removes the file before writing it anew gets `GONE_GRACE` seconds)."""
+        if not path.is_file() and path != self.seed:
+            await asyncio.sleep(GONE_GRACE)
         if path == self.seed:
             self.seed_changed()
         elif path.is_file():
