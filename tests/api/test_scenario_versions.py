@@ -152,3 +152,24 @@ def test_a_scenario_folder_is_loaded_at_start_without_watching(tmp_path: Path) -
     (folder / "b.yaml").write_text("name: kettle\nrules: 3\n")
     with pytest.raises(ScenarioError, match=r"b\.yaml:2: "):
         create_app(Settings(clock_mode="frozen", scenario_dir=folder))
+
+
+CHAOS = """\
+name: always_busy
+chaos:
+  seed: 7
+  rules:
+    - name: busy
+      match: {method: GET, path: /v1/vaults}
+      probability: 1
+      respond: {status: 503, error: {message: Busy.}}
+"""
+
+
+def test_a_chaos_hit_names_the_version_of_its_scenario(both: httpx.Client) -> None:
+    both.post("/_mock/scenarios", json={"yaml": CHAOS})
+    version = both.get("/_mock/scenarios").json()["data"][0]["version"]
+    assert both.get("/v1/vaults").status_code == 503
+    newest = both.get("/_mock/requests", params={"limit": 1}).json()["data"][0]
+    assert newest["chaos"]["rule"] == "busy"
+    assert newest["scenario"] == {"name": "always_busy", "version": version, "rule": "busy"}
