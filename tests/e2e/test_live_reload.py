@@ -274,3 +274,9 @@ def test_json_logs_and_no_control_plane(tmp_path: Path) -> None:
         loads = [e for e in events if e["event"] == "reload" and e.get("version")]
         assert [e["rules"] for e in loads] == [1, 1]
         assert loads[-1]["version"] == hashlib.sha256(scenario.read_bytes()).hexdigest()[:12]
+
+
+def test_a_scenario_folder_that_is_not_there_is_a_usage_error(tmp_path: Path) -> None:
+    run = Run(tmp_path, "--port", "0", "--scenario-dir", str(tmp_path / "nowhere")).start()
+    assert run.wait() == 2
+    assert f"--scenario-dir {tmp_path / 'nowhere'}: no such folder" in run.errors()
