@@ -92,9 +92,9 @@ class LiveFiles:
         settings = sandbox.settings
         self.sandbox = sandbox
         self.report = report
-        self.seed = None if settings.seed_path is None else settings.seed_path.resolve()
+        self.seed = None if settings.seed_path is None else _placed(settings.seed_path)
         engine = sandbox.scenarios
-        self.explicit = [engine.file_of(path).resolve() for path in settings.scenario_paths]
+        self.explicit = [_placed(engine.file_of(path)) for path in settings.scenario_paths]
         self.directory = None if settings.scenario_dir is None else settings.scenario_dir.resolve()
         self.names: dict[Path, str] = {}  # a file -> the name of the scenario it loaded
         self.seen: dict[Path, str] = {}  # a file -> the version of it last applied or refused
@@ -116,7 +116,7 @@ class LiveFiles:
         """The scenario files now: those named, then those of the folder."""
         found = list(self.explicit)
         if self.directory is not None:
-            found += [p.resolve() for p in directory_files(self.directory) if p not in found]
+            found += [p for p in directory_files(self.directory) if p not in found]
         return found
 
     def folders(self) -> list[Path]:
@@ -187,7 +187,7 @@ class LiveFiles:
     async def changed(self, path: Path) -> None:
         """Apply what a change of `path` means: its current content (or its absence: an
         editor that removes the file before writing it anew gets `GONE_GRACE` seconds)."""
-        if not path.is_file() and path != self.seed:
+        if not path.is_file():
             await asyncio.sleep(GONE_GRACE)
         if path == self.seed:
             self.seed_changed()
@@ -376,6 +376,12 @@ class LiveFiles:
                     "message": problem.message,
                 },
             )
+
+
+def _placed(path: Path) -> Path:
+    """`path` as a change of it is reported: its folder resolved (no symbolic links, as a
+    watcher names it), its own name kept (a link to a file is watched as the link)."""
+    return path.absolute().parent.resolve() / path.name
 
 
 def _read(path: Path) -> tuple[str, list[Problem]]:
