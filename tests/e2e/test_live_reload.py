@@ -280,3 +280,22 @@ def test_a_scenario_folder_that_is_not_there_is_a_usage_error(tmp_path: Path) ->
     run = Run(tmp_path, "--port", "0", "--scenario-dir", str(tmp_path / "nowhere")).start()
     assert run.wait() == 2
     assert f"--scenario-dir {tmp_path / 'nowhere'}: no such folder" in run.errors()
+
+
+def test_a_scenario_the_new_seed_cannot_hold_is_shown(tmp_path: Path) -> None:
+    """A seed saved without what a loaded scenario's setup acts on: the seed is applied, the
+    scenario no longer loads, and its file's problem is shown until it loads again."""
+    seed = tmp_path / "seed.yaml"
+    seed.write_text(default_seed_path().read_text())
+    scenario = tmp_path / "held.yaml"
+    scenario.write_text(
+        TEAPOT.format(status=418) + "setup:\n  - legal_hold: {document: doc_mock_draft}\n"
+    )
+    with serve(tmp_path, "--seed", str(seed), "--scenario", str(scenario)) as served:
+        assert served.vaults_status() == 418
+        save(seed, seed.read_text().replace("doc_mock_draft", "doc_mock_rough"), rename=True)
+        errors = until(lambda: served.scenarios()["errors"], "the scenario's problem")
+        assert errors[0]["source"] == str(scenario.resolve())
+        assert "doc_mock_draft" in errors[0]["message"]
+        assert served.scenario("teapot") is None
+        assert served.vaults_status() == 200

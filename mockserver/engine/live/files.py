@@ -278,8 +278,10 @@ class LiveFiles:
             f"{path}: seed reloaded (version {version_of(text)}); the sandbox is reset to it",
             {"event": "reload", "file": str(path), "seed": True, "version": version_of(text)},
         )
-        for failure in failed:
-            self._print(problems_of(failure))
+        for failure in failed:  # a scenario that does not load on the new seed: shown
+            where = Path(failure.file)
+            self.seen.pop(where, None)  # saved again, even unchanged, it is tried again
+            self._failed(where, problems_of(failure))
 
     # -- the control plane's requests --------------------------------------------------------
 
