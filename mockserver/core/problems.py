@@ -8,6 +8,7 @@ type, each as `file:line: message` (a warning as `file:line: warning: message`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -15,6 +16,7 @@ from typing import Literal
 from mockserver.core.errors import LoadError
 
 Severity = Literal["error", "warning"]
+_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+): (?:(?P<warning>warning): )?(?P<message>.*)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,3 +41,17 @@ def problems_of(error: LoadError) -> list[Problem]:
 def block(problems: Iterable[Problem]) -> str:
     """The problems as lines, one `file:line: message` each."""
     return "\n".join(str(problem) for problem in problems)
+
+
+def parse_block(text: str, file: str) -> list[Problem]:
+    """The problems of a block of lines as `block` writes them (a control plane's 422
+    message); a line of another form is a problem of `file` as a whole."""
+    found = []
+    for line in text.splitlines() or [text]:
+        parts = _LINE.match(line)
+        if parts is None:
+            found.append(Problem(file, 0, line))
+        else:
+            severity: Severity = "warning" if parts["warning"] else "error"
+            found.append(Problem(parts["file"], int(parts["line"]), parts["message"], severity))
+    return found

@@ -29,7 +29,7 @@ import orjson
 
 from mockserver.core.clock import format_ts
 from mockserver.core.errors import LoadError, ScenarioError, SeedError
-from mockserver.core.problems import Problem, problems_of
+from mockserver.core.problems import Problem, parse_block, problems_of
 from mockserver.engine.live.folder import directory_files
 from mockserver.engine.request import Request
 from mockserver.seeds.loader import load_seed_text
@@ -229,9 +229,9 @@ class LiveFiles:
         status, body = await self._request(
             "POST", "/_mock/scenarios", {"yaml": text, "source": str(path), "replace": True}
         )
-        if status != 201:
+        if status != 201:  # the sandbox changed since the check (or the log failed)
             message = str((body or {}).get("error", {}).get("message", f"status {status}"))
-            self._failed(path, [_problem(path, message)])
+            self._failed(path, parse_block(message, str(path)))
             return
         self.names[path] = scenario.name
         if old is not None and old != scenario.name:
