@@ -13,7 +13,9 @@ After each save the next is made once it shows: a valid one when the rule answer
 
 Checked: no request of the load fails but as the rules say (the rule's vault list answers a
 status some valid save gave it, the document list 200), every valid save is applied, the last
-valid version is the one serving at the end, and the server's memory (RSS) is flat.
+valid version is the one serving at the end, and the server's memory (RSS) is flat: its
+growth over the saves is set beside that of the same load alone, for 5 seconds
+before them.
 
     python -m benchmarks.live_reload [--saves 100] [--clients 2] [--out FILE.json]
 """
@@ -40,6 +42,7 @@ import httpx
 
 AUTH = {"Authorization": "Bearer sk_test_mock_full"}
 JOURNAL = 10_500  # requests that fill the journal's ring (10,000) before the saves start
+LOAD_ONLY = 5.0  # seconds of the load with no save, before the saves
 DEADLINE = 10.0  # seconds a save may take to show before it counts as not applied
 RULE = """\
 name: live
@@ -139,7 +142,12 @@ def run(saves: int, clients: int, pause: float) -> dict[str, Any]:
         for thread in threads:
             thread.start()
         _fill(base, JOURNAL)  # the journal at its bound: what grows later is not the ring
-        return _saves(base, scenario, server.pid, load, saves) | {"clients": clients}
+        before = _rss_kib(server.pid)
+        time.sleep(LOAD_ONLY)  # the same load, no save: what the load alone grows
+        load_only = _rss_kib(server.pid) - before
+        result = _saves(base, scenario, server.pid, load, saves)
+        result["rss_kib"]["growth_of_the_load_alone_over_its_seconds"] = load_only
+        return result | {"clients": clients, "load_only_seconds": LOAD_ONLY}
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -164,6 +172,7 @@ def _saves(base: str, scenario: Path, pid: int, load: Load, saves: int) -> dict[
     shown: list[float] = []
     missed: list[str] = []
     rss = [_rss_kib(pid)]
+    began = time.monotonic()
     last_text = scenario.read_text()
     with httpx.Client(base_url=base, headers=AUTH, timeout=30) as probe:
 
@@ -217,6 +226,7 @@ def _saves(base: str, scenario: Path, pid: int, load: Load, saves: int) -> dict[
         "last_version_serving": serving["version"] == version,
         "save_to_answer_ms": _spread(applied),
         "save_to_error_ms": _spread(shown),
+        "seconds": round(time.monotonic() - began, 1),
         "rss_kib": {"every_10_saves": rss, "growth_after_10": rss[-1] - rss[min(1, len(rss) - 1)]},
     }
 
