@@ -3,8 +3,9 @@ as long as the server runs.
 
 The folders of the files are watched, not the files: an editor that saves by writing a
 temporary file and renaming it over the old one replaces the file a watch on it would
-follow. Changes come in batches (watchfiles waits `DEBOUNCE_MS` of quiet, at most
-`BATCH_MS`); each changed file of a batch is applied once, as it is on disk then.
+follow. Changes come in batches (watchfiles groups them for up to `DEBOUNCE_MS`, looking every
+`STEP_MS` whether more came); each changed file of a batch is applied once, as it is on disk
+then.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from mockserver.engine.live.files import LiveFiles
 
 log = logging.getLogger("mockserver")
 
-DEBOUNCE_MS = 50  # quiet before a batch of changes is taken
+DEBOUNCE_MS = 50  # the longest a batch of changes is grouped for
 STEP_MS = 20  # how often watchfiles looks for the end of a batch
 TIMEOUT_MS = 200  # the longest wait for a change before the stop event is looked at
 
