@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
+from typing import Any
 
 from watchfiles import Change, awatch
 
@@ -43,9 +44,19 @@ async def watching(files: LiveFiles) -> AsyncIterator[None]:
 
 
 async def _follow(files: LiveFiles, stop: asyncio.Event, ready: asyncio.Event) -> None:
+    """Apply each batch of changes; the watch set up, `ready` (set in any case, so that a
+    watch that cannot start does not hold the server's start)."""
+    try:
+        await _batches(files, stop, ready)
+    except Exception:  # a folder gone or unreadable: the server goes on, unwatched
+        log.exception("mockserver: the watch of the seed and scenario files stopped")
+    finally:
+        ready.set()
+
+
+async def _batches(files: LiveFiles, stop: asyncio.Event, ready: asyncio.Event) -> None:
     folders = [str(folder) for folder in files.folders() if folder.is_dir()]
     if not folders:
-        ready.set()
         return
 
     def wanted(change: Change, path: str) -> bool:
@@ -63,11 +74,15 @@ async def _follow(files: LiveFiles, stop: asyncio.Event, ready: asyncio.Event) -
     )
     async for batch in changes:
         if not ready.is_set():
-            await files.sync()  # what changed while nobody watched (a durable restart)
+            await _apply(files.sync(), "the files as they are at the start")
             ready.set()
         for path in sorted({Path(path) for _, path in batch}):
-            try:
-                await files.changed(path)
-            except Exception:  # one file's failure must not end the watch
-                log.exception("mockserver: applying the change of %s failed", path)
-    ready.set()
+            await _apply(files.changed(path), str(path))
+
+
+async def _apply(change: Coroutine[Any, Any, None], what: str) -> None:
+    """Run one change; its failure is logged and ends nothing."""
+    try:
+        await change
+    except Exception:
+        log.exception("mockserver: applying the change of %s failed", what)
