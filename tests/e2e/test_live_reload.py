@@ -299,3 +299,30 @@ def test_a_scenario_the_new_seed_cannot_hold_is_shown(tmp_path: Path) -> None:
         assert "doc_mock_draft" in errors[0]["message"]
         assert served.scenario("teapot") is None
         assert served.vaults_status() == 200
+
+
+def test_a_durable_sandbox_catches_up_with_files_changed_while_it_was_stopped(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    (folder / "teapot.yaml").write_text(TEAPOT.format(status=418))
+    (folder / "gone.yaml").write_text(TEAPOT.replace("teapot", "gone").format(status=410))
+    server = DurableServer(tmp_path / "state", "--watch", "--scenario-dir", str(folder))
+    client = server.start()
+    try:
+        names = {s["name"] for s in client.get("/_mock/scenarios").json()["data"]}
+        assert names == {"teapot", "gone"}
+        made = client.post("/v1/vaults", json={"name": "Kept", "region": "us"}).json()["id"]
+        server.stop()
+        (folder / "gone.yaml").unlink()
+        (folder / "teapot.yaml").write_text(TEAPOT.format(status=503))
+        client = server.start()
+        listed = client.get("/_mock/scenarios").json()["data"]
+        assert [s["name"] for s in listed] == ["teapot"]
+        version = hashlib.sha256((folder / "teapot.yaml").read_bytes()).hexdigest()[:12]
+        assert listed[0]["version"] == version
+        assert client.get("/v1/vaults").status_code == 503
+        assert client.get(f"/v1/vaults/{made}").status_code == 200
+    finally:
+        server.stop()
