@@ -65,7 +65,7 @@ $(SERVE): pyproject.toml | $(VPY)
 	touch $@
 
 run: $(SERVE)
-	$(BIN)/mockserver run --host $(HOST) --port $(PORT)
+	$(BIN)/mockserver run --watch --host $(HOST) --port $(PORT)
 
 # The container image (Containerfile; docs/guides/container.md): mockserver:VERSION, built with
 # podman or docker, whichever answers here, on the Python image BASE. The build needs no
@@ -183,6 +183,7 @@ bench: $(BENCH) $(LSTAMP) wrk valgrind peers $(if $(BASELINE),baseline)
 	$(BIN)/python -m benchmarks --out benchmarks/latest.json \
 		--loop-python $(CURDIR)/$(LVENV)/bin/python --peers $(CURDIR)/$(PEERS) \
 		$(if $(BASELINE),--baseline-python $(CURDIR)/$(BASE_VENV)/bin/python)
+	$(BIN)/python -m benchmarks.live_reload --out benchmarks/live_reload.json
 
 # Commit BASELINE in its own worktree, installed (not editable) into its own venv; both are
 # kept while REV is the same commit.
@@ -237,7 +238,8 @@ valgrind:
 
 # The README's inspector screenshots, taken by the browser tests at 1280x800.
 screenshots: $(DEV) browser
-	INSPECTOR_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/e2e/test_inspector_browser.py
+	INSPECTOR_SCREENSHOTS=docs/screenshots $(BIN)/pytest -q tests/e2e/test_inspector_browser.py \
+		tests/e2e/test_live_reload_browser.py
 
 clean:
 	rm -rf $(VENV) $(LVENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

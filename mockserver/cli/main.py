@@ -26,6 +26,7 @@ from mockserver.cli.run import RANDOM_HELP, SEED_HELP, rfc3339_time
 from mockserver.cli.scenarios import Validator
 from mockserver.core.config import DEFAULT_RANDOM_SEED, DEFAULT_START_TIME
 from mockserver.core.errors import LoadError, MissingExtra
+from mockserver.core.problems import block, problems_of
 from mockserver.core.shipped import default_seed_path
 from mockserver.core.version import __version__
 from mockserver.openapi import document_bytes
@@ -188,7 +189,7 @@ def _validate(files: Sequence[Path], seed: Path | None) -> int:
         try:
             checked, kind = validator.check(path)
         except LoadError as error:
-            print(error, file=sys.stderr)
+            print(block(problems_of(error)), file=sys.stderr)
             status = error.exit_code
         else:
             print(f"{checked}: ok ({kind})")

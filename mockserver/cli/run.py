@@ -77,6 +77,21 @@ def add_options(run: argparse.ArgumentParser) -> list[argparse.Action]:
             "serving; repeat for more (default: none)",
         ),
         run.add_argument(
+            "--scenario-dir",
+            type=Path,
+            metavar="DIR",
+            help="load every *.yaml scenario file in DIR; with --watch, files added to or "
+            "removed from DIR later are loaded and unloaded (default: none)",
+        ),
+        run.add_argument(
+            "--watch",
+            action="store_true",
+            help="follow saves of the seed and scenario files: a scenario saved valid replaces "
+            "its previous version within a second, keeping the data, the clock and the "
+            "journal; a seed saved valid resets to it; a file saved invalid changes nothing "
+            "and its problems are shown (default: off)",
+        ),
+        run.add_argument(
             "--clock",
             choices=("real", "frozen"),
             default="real",
@@ -251,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
     use_log_format(args.log_format)
     refusal = open_control_plane_refusal(args.host, not args.no_admin, args.admin_token)
     if refusal is None:
-        refusal = _tls_mistake(args)
+        refusal = _tls_mistake(args) or _watch_mistake(args)
     if refusal is not None:
         report_error(args.log_format, refusal)
         return 2
@@ -286,6 +301,9 @@ def _serve(
         report_error(args.log_format, f"mockserver: cannot set up TLS: {error}")
         return 2
     console = Console(args.log_format, app.state.store.clock)
+    live = app.state.sandbox.live
+    if live is not None:
+        live.report_to(console.reload)
 
     def started() -> None:
         console.started(_start_up(app, sockets, tls))
@@ -305,6 +323,8 @@ def _settings(args: argparse.Namespace) -> Settings:
     return Settings(
         seed_path=args.seed,
         scenario_paths=tuple(args.scenario),
+        scenario_dir=args.scenario_dir,
+        watch=args.watch,
         clock_mode=args.clock,
         start_time=args.start_time,
         random_seed=args.random_seed,
@@ -317,6 +337,18 @@ def _settings(args: argparse.Namespace) -> Settings:
         state_dir=args.state_dir,
         state_log_max=max(1, int(args.state_log_max * 2**20)),
     )
+
+
+def _watch_mistake(args: argparse.Namespace) -> str | None:
+    """What is wrong with --scenario-dir and --watch, or None."""
+    if args.scenario_dir is not None and not args.scenario_dir.is_dir():
+        return f"mockserver: --scenario-dir {args.scenario_dir}: no such folder"
+    if args.watch and args.no_admin and args.state_dir is not None:
+        return (
+            "mockserver: --watch with --state-dir needs the control plane (a reload is "
+            "logged as its request): leave out --no-admin, and set --admin-token instead"
+        )
+    return None
 
 
 def _tls_mistake(args: argparse.Namespace) -> str | None:

@@ -11,15 +11,16 @@ import sys
 from pathlib import Path
 
 from mockserver.core.config import DEFAULT_RANDOM_SEED, Settings
-from mockserver.core.errors import LoadError, ScenarioError
+from mockserver.core.errors import ScenarioError
+from mockserver.core.problems import Problem
 from mockserver.core.shipped import data_dir
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.snapshots.schema import snapshot_schema
 from mockserver.scenarios.files import scenario_file
-from mockserver.scenarios.loader import load_scenario, looks_like_seed, read_scenario
-from mockserver.scenarios.reach import Problem
+from mockserver.scenarios.loader import load_scenario, looks_like_seed
 from mockserver.scenarios.schema import SCENARIO_SCHEMA
 from mockserver.seeds.loader import load_seed
+from mockserver.seeds.source_text import read_source
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.replay import Runner
 from mockserver.web.app import create_app
@@ -60,15 +61,11 @@ class Validator:
         if looks_like_seed(text):
             load_seed(path)
             return path, "seed"
-        scenario, own = read_scenario(path)
-        problems: list[LoadError] = list(own)
-        try:
-            self.sandbox().control.check_scenario(scenario)
-        except ScenarioError as error:
-            problems += error.problems
-        self.warnings = self.sandbox().scenarios.warnings(scenario)
+        text = read_source(path, ScenarioError, "scenario")
+        sandbox = self.sandbox()
+        scenario, problems = sandbox.control.scenario_problems(text, str(path))
+        self.warnings = sandbox.scenarios.warnings(scenario)
         if problems:
-            problems.sort(key=lambda problem: problem.line)  # stable: the file's own first
             raise ScenarioError.every(problems)
         return path, "scenario"
 

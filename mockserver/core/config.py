@@ -17,6 +17,8 @@ class Settings:
 
     seed_path: Path | None = None  # None: the packaged seeds/default.yaml
     scenario_paths: tuple[Path, ...] = ()
+    scenario_dir: Path | None = None  # every *.yaml in it is loaded too (`run --scenario-dir`)
+    watch: bool = False  # follow saves of the seed and scenario files (`run --watch`)
     clock_mode: str = "real"  # "real" or "frozen"
     start_time: str | None = None  # RFC 3339; frozen clocks start here
     random_seed: int = DEFAULT_RANDOM_SEED

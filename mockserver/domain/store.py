@@ -365,6 +365,22 @@ class Store:
         for hook in self.reset_hooks:
             hook()
 
+    def use_seed(self, seed: SeedData) -> None:
+        """Start again from another seed (a watched seed file saved): what was built from
+        the old one is forgotten, then the store is reset to the new one."""
+        self.seed = seed
+        self.limits = seed.limits
+        reference = seed.reference_time
+        if reference is None:
+            reference = int(parse_ts(DEFAULT_START_TIME))
+        self.shift = self.start - reference
+        self.kept = {}
+        self.worlds = {}
+        self.history_cache = {}
+        self.pristine = {}
+        self.keys = {}
+        self.reset()
+
     def _seeded_keys(self) -> dict[str, ApiKey]:
         """The seed's keys as they were: today's, when no request, scenario or account changed
         any (then what knows a key object, the principal cache, stays good), else new copies."""

@@ -13,7 +13,14 @@ import asyncio
 from typing import Any, NamedTuple
 
 from mockserver.core.clock import LAST_SECOND, format_ts
-from mockserver.core.errors import Conflict, NotFound, SeedError, ValidationError
+from mockserver.core.errors import (
+    Conflict,
+    LoadError,
+    NotFound,
+    ScenarioError,
+    SeedError,
+    ValidationError,
+)
 from mockserver.domain import documents
 from mockserver.domain import validation as v
 from mockserver.domain.models import Document
@@ -26,11 +33,12 @@ from mockserver.engine.parts import Parts
 from mockserver.engine.request import Request, Serve
 from mockserver.engine.snapshots import Snapshot
 from mockserver.scenarios.engine import Loaded
-from mockserver.scenarios.loader import load_scenario, load_scenario_text
+from mockserver.scenarios.loader import read_scenario_text
 from mockserver.scenarios.model import Scenario
 from mockserver.scenarios.reach import closest
 from mockserver.seeds.export import seed_text
 from mockserver.seeds.loader import load_seed_text
+from mockserver.seeds.source_text import read_source
 from mockserver.webhooks.deliveries import Delivery
 from mockserver.webhooks.resend import find_event, resend
 
@@ -134,28 +142,60 @@ class Control:
                 f"No scenario named '{name[:64]}'.{hint} Available: {', '.join(available)}.",
                 param="name",
             )
-        return self.arm(load_scenario(path))
+        text = read_source(path, ScenarioError, "scenario")
+        return self.arm(self.read_scenario(text, str(path)))
 
-    def load_scenario_text(self, text: str, source: str) -> Loaded:
-        """Load a scenario from YAML text (`source` names it in errors)."""
-        return self.arm(load_scenario_text(text, source))
+    def load_scenario_text(self, text: str, source: str, *, replace: bool = False) -> Loaded:
+        """Load a scenario from YAML text (`source` names it in errors). With `replace`, a
+        loaded scenario of its name has its rules, timeline and chaos swapped, the data and
+        the clock kept (a watched file saved again)."""
+        return self.arm(self.read_scenario(text, source), replace=replace)
+
+    def read_scenario(self, text: str, source: str) -> Scenario:
+        """A scenario read from YAML text and checked against this sandbox, changing nothing:
+        one ScenarioError with every problem (`scenario_problems`)."""
+        scenario, problems = self.scenario_problems(text, source)
+        if problems:
+            raise ScenarioError.every(problems)
+        return scenario
+
+    def scenario_problems(self, text: str, source: str) -> tuple[Scenario, list[LoadError]]:
+        """A scenario read from YAML text and every problem of it, of its format and of what
+        it refers to in this sandbox, in the file's order (what `mockserver validate`
+        reports); changes nothing. ScenarioError when nothing of it can be read."""
+        scenario, own = read_scenario_text(text, source)
+        problems: list[LoadError] = list(own)
+        try:
+            self.check_scenario(self._sandbox.scenarios.adopt(scenario))
+        except ScenarioError as error:
+            problems += error.problems
+        problems.sort(key=lambda problem: problem.line)  # stable: the file's own first
+        return scenario, problems
 
     def check_scenario(self, scenario: Scenario) -> None:
         """The checks loading `scenario` would make here, changing nothing: ScenarioError with
         every problem (`mockserver validate` runs them against a sandbox of the seed)."""
         self._sandbox.scenarios.check(scenario)
 
-    def arm(self, scenario: Scenario) -> Loaded:
-        """Load a scenario already read from its file: apply its setup, arm its rules. An
-        account on the server clock cannot load one that moves the clock (409)."""
+    def arm(self, scenario: Scenario, *, replace: bool = False) -> Loaded:
+        """Load a scenario already read from its file: apply its setup, arm its rules (with
+        `replace`, see `load_scenario_text`). An account on the server clock cannot load one
+        that moves the clock (409)."""
+        engine = self._sandbox.scenarios
         moves = scenario.clock
-        if moves.freeze or moves.set is not None or moves.advance:
+        swap = replace and engine.replaces(scenario)
+        if (moves.freeze or moves.set is not None or moves.advance) and not swap:
             self._own_clock()
-        return self._sandbox.scenarios.load(scenario)
+        return engine.load(scenario, replace=replace)
 
     def scenarios(self) -> dict[str, Any]:
         """The loaded scenarios with their rule counters, and the names that can be loaded."""
         return self._sandbox.scenarios.summary()
+
+    def unload_scenario(self, name: str) -> None:
+        """Disarm the loaded scenario called `name`; 404 when none is."""
+        if not self._sandbox.scenarios.unload(name):
+            raise NotFound(f"No loaded scenario named '{name[:64]}'.", param="name")
 
     def unload_scenarios(self) -> int:
         """Disarm every loaded scenario; how many there were."""

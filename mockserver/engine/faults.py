@@ -166,6 +166,7 @@ async def apply_rules(
         if rule is not None:
             state.rule = rule.name
             observed.scenario_hit(rule.scenario, rule.name)
+            state.scenario = {"name": rule.scenario, "version": rule.version, "rule": rule.name}
         if engine.chaos_rules or engine.latencies:
             rule = await chaos(engine, state, view, rule)
         if rule is not None:
@@ -206,6 +207,8 @@ async def chaos(
         if hit is not None:
             observed.chaos_hit(hit.scenario, hit.rule)
             mark = {"rule": hit.rule, "draw": hit.draw}
+            version = engine.version_of(hit.scenario)
+            state.scenario = {"name": hit.scenario, "version": version, "rule": hit.rule}
             rule = Rule(hit.rule, Match(), hit.respond, ("chaos", "rules"), scenario=hit.scenario)
     latency = engine.chaos_latency(view, account) if engine.latencies else None
     if latency is not None:

@@ -82,9 +82,48 @@ def accounts(server: SandboxState) -> list[dict[str, Any]]:
     return rows
 
 
-def fingerprint(store: Store, journal: Journal, engine: DeliveryEngine) -> str:
+def reload_problems(server: SandboxState) -> list[dict[str, Any]]:
+    """The problems of the watched files' last saves (`run --watch`), for the banner every
+    page shows: the file, the scenario it holds (None: a seed, or a file never loaded), the
+    first problem's line and message, and how many problems there are."""
+    engine = server.scenarios
+    found: list[tuple[str | None, str | None, dict[str, Any]]] = []
+    seed = None
+    for loaded in engine.loaded:
+        error = engine.reload_errors.get(loaded.scenario.name)
+        if error is not None:
+            found.append((loaded.scenario.source, loaded.scenario.name, error))
+    found += [(error["source"], None, error) for error in engine.file_errors.values()]
+    live = server.live
+    if live is not None and live.seed_error is not None:
+        seed = str(live.seed)
+        found.append((seed, None, live.seed_error))
+    return [
+        {
+            "file": file,
+            "scenario": name,
+            "seed": file == seed,
+            "line": error["line"],
+            "message": error["message"],
+            "count": len(error.get("problems", ())) or 1,
+            "at": error["at"],
+        }
+        for file, name, error in found
+    ]
+
+
+def live_mark(server: SandboxState) -> str:
+    """What changes when a watched file is loaded again or saved invalid: for the live
+    refresh's fingerprint."""
+    engine = server.scenarios
+    versions = ",".join(loaded.scenario.version for loaded in engine.loaded)
+    problems = [p["at"] + str(p["line"]) for p in reload_problems(server)]
+    return f"{versions}|{len(problems)}|{','.join(problems)}"
+
+
+def fingerprint(store: Store, journal: Journal, engine: DeliveryEngine, mark: str = "") -> str:
     """A short string that changes whenever something a page shows may have changed: what the
-    live refresh polls. Cheap: counters only, no rendering."""
+    live refresh polls. Cheap: counters only, no rendering. `mark`: the watched files'."""
     newest = journal.find(limit=1)
     selected = list(engine.journal.select())
     attempts = sum(len(d.attempts) for d in selected)
@@ -102,6 +141,7 @@ def fingerprint(store: Store, journal: Journal, engine: DeliveryEngine) -> str:
             len(store.worlds),
             events,
             len(store.scheduler),
+            mark,
         )
     )
 

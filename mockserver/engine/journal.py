@@ -63,6 +63,7 @@ class Entry:
         "response_headers",
         "response_size",
         "rule",
+        "scenario",
         "seq",
         "status",
     )
@@ -87,6 +88,8 @@ class Entry:
         self.duration = 0.0
         self.account: str | None = None  # the account whose own sandbox answered it
         self.rule: str | None = None
+        # The scenario of the rule that touched it: {name, version, rule}.
+        self.scenario: dict[str, str] | None = None
         self.explain: Refusal | None = None  # why an error answer was refused (engine.explain)
         self.fault: str | None = None  # the transport fault that broke its answer's delivery
         self.committed: bool | None = None  # with a fault: whether the request ran
@@ -138,7 +141,9 @@ class Entry:
         return explanation(self.explain)
 
     def render(self) -> dict[str, Any]:
-        return {
+        """The entry as `GET /_mock/requests` shows it; `scenario` (which version of which
+        scenario's rule touched it) only on an entry a rule touched."""
+        rendered = {
             "seq": self.seq,
             "time": format_ts(self.at),
             "account": self.account,
@@ -162,6 +167,9 @@ class Entry:
                 **_body(self.response_body, self.response_size),
             },
         }
+        if self.scenario is not None:
+            rendered = {**rendered, "scenario": self.scenario}
+        return rendered
 
 
 def _headers(pairs: Headers) -> dict[str, str]:
@@ -399,6 +407,7 @@ class RequestState:
         "request",
         "request_id",
         "rule",
+        "scenario",
     )
 
     def __init__(
@@ -423,6 +432,7 @@ class RequestState:
         self.parsed_body: tuple[bytes, dict[str, Any]] | None = None
         self.operation: str | None = None
         self.rule: str | None = None
+        self.scenario: dict[str, str] | None = None
         self.explain: Refusal | None = None
         self.chaos: dict[str, Any] | None = None
         self.idempotency_keys: list[str] = []

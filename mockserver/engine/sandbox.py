@@ -15,6 +15,8 @@ The web layer (`mockserver.web.app.create_app`) builds one sandbox and serves it
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from functools import partial
 from pathlib import Path
@@ -22,6 +24,7 @@ from typing import Any
 
 from mockserver.core.clock import Clock
 from mockserver.core.config import Settings
+from mockserver.core.errors import ScenarioError
 from mockserver.core.ids import IdFactory
 from mockserver.core.shipped import data_dir, default_seed_path
 from mockserver.domain.accounts import AccountFactory, NewAccount
@@ -35,11 +38,14 @@ from mockserver.engine.control_plane.origin_guard import browser_guard
 from mockserver.engine.durable.log import Durability, make_durable
 from mockserver.engine.durable.state import open_state
 from mockserver.engine.journal import AccountJournal, Journal, Observer
+from mockserver.engine.live.files import LiveFiles
+from mockserver.engine.live.folder import directory_files
+from mockserver.engine.live.watch import watching
 from mockserver.engine.request import Serve
 from mockserver.engine.snapshots import Snapshots, shelves
 from mockserver.scenarios.binding import DEFAULT_READONLY_KEY
 from mockserver.scenarios.engine import ScenarioEngine
-from mockserver.scenarios.loader import load_scenario
+from mockserver.scenarios.loader import load_scenario, load_scenario_text
 from mockserver.scenarios.model import DEFAULT_KEY
 from mockserver.seeds.loader import load_seed
 from mockserver.seeds.world import load_world
@@ -104,6 +110,8 @@ class SandboxState:
         # it: set by that app once built (`web/app.py`), the two being made for each other.
         self.own_requests: Serve | None = None
         self.control = Control(self)
+        # The watched seed and scenario files (`run --watch`), the server's sandbox only.
+        self.live: LiveFiles | None = None
 
     def observe(self, observer: Observer) -> None:
         """Call `observer` with every API request (not `/_mock`) once answered, this sandbox's
@@ -134,14 +142,20 @@ class SandboxState:
         clock = opened.clock if opened is not None else clock or make_clock(settings)
         store = Store(seed, clock, settings.random_seed, loader=load_world)
         webhooks, scenarios = _engines(store, settings, data_dir("scenarios"))
-        if settings.scenario_paths:
-            for path in settings.scenario_paths:  # a bad one raises ScenarioError first
-                scenarios.load(load_scenario(scenarios.file_of(path)))
+        if not settings.watch:
+            paths = [scenarios.file_of(path) for path in settings.scenario_paths]
+            if settings.scenario_dir is not None:
+                paths += directory_files(settings.scenario_dir)
+            for path in paths:  # a bad one raises ScenarioError first
+                scenarios.load(load_scenario(path))
         journal = Journal(settings.journal_size)
         store.reset_hooks.append(journal.clear)
         sandbox = cls(settings, store, scenarios, webhooks, journal)
         if opened is not None:
             sandbox.durability = make_durable(sandbox, opened)
+        if settings.watch:  # a bad scenario is reported and shown, and the server starts
+            sandbox.live = LiveFiles(sandbox)
+            sandbox.live.load_at_start()
         return sandbox
 
     def _account(self, made: NewAccount, random_seed: int, clock: Clock) -> SandboxState:
@@ -189,13 +203,39 @@ class SandboxState:
 
     def running(self) -> AbstractAsyncContextManager[None]:
         """The sandbox's background life while a server runs (the webhook HTTP client and the
-        real clock's timer ticks; for a durable one, first the replay of its log, whose
-        requests enter the app through `own_requests`), as an async context for a lifespan."""
+        real clock's timer ticks, the watch of `run --watch`'s files; for a durable one, first
+        the replay of its log, whose requests enter the app through `own_requests`), as an
+        async context for a lifespan."""
+        inner = self.webhooks.running() if self.live is None else self._watching()
         if self.durability is not None:
             if self.own_requests is None:
                 raise RuntimeError("a durable sandbox runs inside the app that serves it")
-            return self.durability.running(self.webhooks.running(), self.own_requests)
-        return self.webhooks.running()
+            return self.durability.running(inner, self.own_requests)
+        return inner
+
+    @contextlib.asynccontextmanager
+    async def _watching(self) -> AsyncIterator[None]:
+        """The webhooks' background life, and the watch of the files (once a durable
+        sandbox's log is replayed, so that a save applies to the state as it is)."""
+        assert self.live is not None
+        async with self.webhooks.running(), watching(self.live):
+            yield
+
+    def use_seed(self, seed: SeedData) -> list[ScenarioError]:
+        """Reset to another seed (a watched seed file saved), as `POST /_mock/reset` resets,
+        and load the loaded scenarios again; the errors of those that no longer load."""
+        texts = [(item.scenario.text, item.scenario.source) for item in self.scenarios.loaded]
+        self.store.use_seed(seed)
+        self.principals.clear()
+        self.openapi = None
+        self.snapshots.seed_fingerprint = None
+        failed: list[ScenarioError] = []
+        for text, source in texts:
+            try:
+                self.scenarios.load(load_scenario_text(text, source))
+            except ScenarioError as error:
+                failed.append(error)
+        return failed
 
 
 def _engines(

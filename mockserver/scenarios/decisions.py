@@ -21,6 +21,12 @@ class ForcedLimit:
     reset_at: int
     retry_after: int  # whole seconds, at least 1
     scenario: str = ""  # the scenario of `rule`
+    version: str = ""  # that scenario's version
+
+    @property
+    def touched(self) -> dict[str, str]:
+        """The journal's mark of the rule that forced it."""
+        return {"name": self.scenario, "version": self.version, "rule": self.rule}
 
 
 @dataclass(frozen=True, slots=True)

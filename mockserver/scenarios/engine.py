@@ -24,6 +24,7 @@ from typing import Any
 
 from mockserver.core.clock import format_ts
 from mockserver.core.errors import ScenarioError
+from mockserver.core.problems import Problem
 from mockserver.core.scheduler import Timer
 from mockserver.domain.store import Store
 from mockserver.scenarios.actions import Applier, Checker, WebhookSetup
@@ -48,7 +49,7 @@ from mockserver.scenarios.model import (
     Scenario,
     WebhookFault,
 )
-from mockserver.scenarios.reach import Known, Problem, added_endpoints, known_of, unreachable
+from mockserver.scenarios.reach import Known, added_endpoints, known_of, unreachable
 from mockserver.scenarios.summary import describe
 
 log = logging.getLogger("mockserver")
@@ -132,6 +133,12 @@ class ScenarioEngine:
         self.needs_body = False  # some rule matches on the request body
         self.gates: list[tuple[frozenset[str] | None, PathPattern | None]] = []
         self._taken: dict[tuple[str, str], bool] = {}  # may_take's answers
+        # Watched files (`run --watch`): the last problem of a file that was saved invalid,
+        # by the name of the scenario it held (`reload_error`), or by the file, for one that
+        # never loaded (`errors`). Only a watching server shows `errors`.
+        self.watching = False
+        self.reload_errors: dict[str, dict[str, Any]] = {}
+        self.file_errors: dict[str, dict[str, Any]] = {}
         store.reset_hooks.append(self._forget)
 
     # -- loading -------------------------------------------------------------------------
@@ -164,22 +171,35 @@ class ScenarioEngine:
         endpoints = [*live, *(e for ids in others for e in ids)]
         return known_of(self.store, self.where, endpoints, keys)
 
-    def load(self, scenario: Scenario) -> Loaded:
+    def replaces(self, scenario: Scenario) -> bool:
+        """Whether a scenario of `scenario`'s name is loaded (a `replace` load swaps it)."""
+        return any(loaded.scenario.name == scenario.name for loaded in self.loaded)
+
+    def load(self, scenario: Scenario, *, replace: bool = False) -> Loaded:
         """Check, then apply a scenario; ScenarioError (with its lines) before any change.
-        A match criterion that can never fire is a warning: logged, and kept on `Loaded`."""
+        A match criterion that can never fire is a warning: logged, and kept on `Loaded`.
+        With `replace` (a watched file saved again), a scenario of the same name that is
+        loaded has its rules, timeline and chaos swapped for the new ones, and the new
+        version's clock and setup are not applied: the data and the clock stay as they are."""
         self.adopt(scenario)
         self.check(scenario)
         warnings = self.warnings(scenario)
         for warning in warnings:
             log.warning("%s", warning)
+        swap = replace and self.replaces(scenario)
         self._unload(scenario.name)  # loading a name again replaces it
-        self._move_clock(scenario)
+        if not swap:
+            self._move_clock(scenario)
         loaded = Loaded(scenario, self.store.now(), warnings=warnings)
-        applier = self._applier(scenario)
-        for action in scenario.setup:
-            applier.apply(action)
+        if not swap:
+            applier = self._applier(scenario)
+            for action in scenario.setup:
+                applier.apply(action)
+        version = scenario.version
         for item in _armed(scenario):
             item.scenario = scenario.name
+        for rule in scenario.rules:
+            rule.version = version
         self.loaded.append(loaded)
         for index, entry in enumerate(scenario.timeline):
             loaded.done.append(False)
@@ -232,6 +252,19 @@ class ScenarioEngine:
             log.warning("scenario %s: %s", loaded.scenario.name, message)
             self.timeline_errors.append(message)
         loaded.done[index] = True
+
+    def unload(self, name: str) -> bool:
+        """Disarm the scenario called `name` (what it changed stays); whether one was loaded."""
+        found = any(item.scenario.name == name for item in self.loaded)
+        self._unload(name)
+        return found
+
+    def version_of(self, name: str) -> str:
+        """The version of the loaded scenario called `name` ("" when none is)."""
+        for loaded in self.loaded:
+            if loaded.scenario.name == name:
+                return loaded.scenario.version
+        return ""
 
     def _unload(self, name: str) -> None:
         for loaded in [item for item in self.loaded if item.scenario.name == name]:
@@ -335,7 +368,11 @@ class ScenarioEngine:
                 continue
             rule.fired += 1
             return ForcedLimit(
-                rule.name, rule.burst_end, max(1, rule.burst_end - now), rule.scenario
+                rule.name,
+                rule.burst_end,
+                max(1, rule.burst_end - now),
+                rule.scenario,
+                rule.version,
             )
         return None
 
@@ -413,13 +450,19 @@ class ScenarioEngine:
 
     def summary(self) -> dict[str, Any]:
         """What `GET /_mock/scenarios` shows."""
-        return {
+        shown: dict[str, Any] = {
             "object": "list",
-            "data": [describe(loaded) for loaded in self.loaded],
+            "data": [
+                describe(loaded, self.reload_errors.get(loaded.scenario.name))
+                for loaded in self.loaded
+            ],
             "available": self.available(),
             "timeline_errors": list(self.timeline_errors),
             "pending_webhook_endpoints": list(self.pending_webhooks),
         }
+        if self.watching:
+            shown["errors"] = list(self.file_errors.values())
+        return shown
 
 
 def _armed(scenario: Scenario) -> list[Rule | WebhookFault | Deprecation]:

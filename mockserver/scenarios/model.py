@@ -7,6 +7,7 @@ carry their own counters: counting is per rule, so two rules never disturb each 
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +41,7 @@ class Rule:
     at: PathT
     enabled: bool = True
     scenario: str = ""
+    version: str = ""  # its scenario's version, once loaded
     seen: int = 0  # requests that matched
     fired: int = 0  # requests this rule answered
     burst_end: int | None = None  # a burst rule's end, once started
@@ -132,6 +134,12 @@ class Scenario:
     # rather than missing: the ids their actions add, and the default key if it was refused.
     skipped_ids: set[str] = field(default_factory=set)
     key_refused: bool = False
+
+    @property
+    def version(self) -> str:
+        """The first 12 hex digits of the sha256 of the file's text (UTF-8): which save of
+        the file this is."""
+        return hashlib.sha256(self.text.encode()).hexdigest()[:12]
 
     def line_of(self, path: PathT) -> int:
         return line_of(self.text, path)

@@ -14,15 +14,13 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
 
+from mockserver.core.problems import Problem
 from mockserver.domain.oauth_state import TOKEN_PREFIX
 from mockserver.domain.store import Store
 from mockserver.scenarios.matching import PathPattern
 from mockserver.scenarios.model import Match, Scenario, render_path
 from mockserver.seeds.yaml_lines import PathT
-
-Severity = Literal["error", "warning"]
 
 # Every route the API serves (method, path template), as `web/api` routes them; a test keeps
 # the two equal. Rules match paths without the regional prefix, so these are all there is.
@@ -49,23 +47,6 @@ API_ROUTES: tuple[tuple[str, str], ...] = (
     ("DELETE", "/v1/webhook_endpoints/{endpoint_id}"),
     ("GET", "/v1/openapi.json"),
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One problem of a file at its line: `file:line: warning: message` for a warning."""
-
-    file: str
-    line: int
-    message: str
-    severity: Severity = "warning"
-
-    def __str__(self) -> str:
-        label = "" if self.severity == "error" else f"{self.severity}: "
-        return f"{self.file}:{self.line}: {label}{self.message}"
-
-    def as_json(self) -> dict[str, Any]:
-        return {"line": self.line, "message": self.message, "severity": self.severity}
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +88,7 @@ def unreachable(scenario: Scenario, known: Known) -> list[Problem]:
                 )
             )
     problems = [
-        Problem(scenario.source, scenario.line_of(at), f"{render_path(at)}: {message}")
+        Problem(scenario.source, scenario.line_of(at), f"{render_path(at)}: {message}", "warning")
         for at, message in found
     ]
     problems.sort(key=lambda problem: problem.line)

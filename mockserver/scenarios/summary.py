@@ -10,8 +10,8 @@ from mockserver.core.scheduler import Timer
 from mockserver.scenarios.chaos import describe as describe_chaos
 
 if TYPE_CHECKING:
+    from mockserver.core.problems import Problem
     from mockserver.scenarios.model import Scenario
-    from mockserver.scenarios.reach import Problem
 
 
 class Loaded(Protocol):
@@ -25,13 +25,21 @@ class Loaded(Protocol):
     warnings: list[Problem]
 
 
-def describe(loaded: Loaded) -> dict[str, Any]:
+INLINE = "<inline>"  # the source of a scenario sent as YAML text without one
+
+
+def describe(loaded: Loaded, reload_error: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A loaded scenario: its file (`source`, null for inline YAML), `version` (which save
+    of it), when it was loaded (on the sandbox's clock), its parts with their counters, and
+    the last problem of its watched file since this version loaded (`reload_error`)."""
     scenario = loaded.scenario
     described = {
         "name": scenario.name,
         "description": scenario.description,
-        "source": scenario.source,
+        "source": None if scenario.source == INLINE else scenario.source,
+        "version": scenario.version,
         "loaded_at": format_ts(loaded.loaded_at),
+        "reload_error": reload_error,
         "rules": [
             {"name": r.name, "enabled": r.enabled, "matched": r.seen, "fired": r.fired}
             for r in scenario.rules

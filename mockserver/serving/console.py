@@ -112,6 +112,14 @@ class Console:
         else:
             self._line(message)
 
+    def reload(self, text: str, fields: dict[str, Any]) -> None:
+        """A watched file's reload (file, version, counts) or one of its problems
+        (`file:line: message`)."""
+        if self.json:
+            self._object({**fields, "message": text})
+        else:
+            self._line(text)
+
     def request(self, answered: Answered) -> None:
         """One API request's line (an observer of the sandbox)."""
         request, response = answered.request, answered.response

@@ -54,7 +54,7 @@ def middleware(sandbox: SandboxState) -> list[Middleware]:
         Middleware(BodyTimeout, seconds=sandbox.settings.body_timeout),
         Middleware(TransportFaults),
         Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
-        Middleware(Health),
+        Middleware(Health, sandbox=sandbox),
         Middleware(Observe, sandbox=sandbox),
         *([Middleware(DurableLog, durability=durable)] if durable is not None else []),
         Middleware(AccountSandbox, sandbox=sandbox),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 pytest_plugins = ["pytester"]
@@ -136,3 +138,46 @@ def test_a_bad_scenario_fails_the_test_with_its_file_line_messages(
     for internal in (*internals, "validation_error"):
         assert internal not in text
     assert "During handling" not in text
+
+
+BOTH_KINDS = """\
+name: both_kinds
+setup:
+  - legal_hold: {document: doc_nowhere}
+rules:
+  - {name: r, respond: {status: loud}}
+"""
+
+BOTH_CONSUMER = """
+from pathlib import Path
+
+import pytest
+
+BOTH = Path(__file__).with_name("both.yaml")
+
+
+@pytest.mark.mock_scenario(str(BOTH))
+def test_marker(mock_server):
+    pass
+"""
+
+
+def test_a_scenario_refused_shows_its_format_and_reference_problems_as_validate_does(
+    pytester: pytest.Pytester,
+) -> None:
+    """The block a test fails with is `mockserver validate`'s: every problem, one a line."""
+    pytester.makefile(".yaml", both=BOTH_KINDS)
+    pytester.makepyfile(test_consumer=BOTH_CONSUMER)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    both = pytester.path / "both.yaml"
+    validated = pytester.run(sys.executable, "-m", "mockserver", "validate", str(both))
+    assert validated.ret == 2
+    block = validated.errlines
+    assert block == [
+        f"{both}:3: setup[0].legal_hold.document: no document 'doc_nowhere'",
+        f"{both}:5: rules[0].respond.status: must be a whole number",
+    ]
+    out = result.stdout.lines
+    setup = next(i for i, line in enumerate(out) if "ERROR at setup of test_marker" in line)
+    assert out[setup + 1 : setup + 3] == block

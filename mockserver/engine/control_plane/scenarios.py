@@ -1,8 +1,10 @@
 """`/_mock` scenarios and the request journal (docs/reference/control-plane.md).
 
-POST   /_mock/scenarios   {"name": "legal_hold"} or {"yaml": "...", "source"?: "file.yaml"}
+POST   /_mock/scenarios   {"name": "legal_hold"} or {"yaml": "...", "source"?: "file.yaml",
+                          "replace"?: true (swap a loaded one's rules, keep data and clock)}
 GET    /_mock/scenarios   loaded scenarios (with rule counters) and the shipped names
 DELETE /_mock/scenarios   disarm every rule, fault, deprecation and timeline
+                          (?name=N: of that scenario only)
 GET    /_mock/requests    the request journal, newest first, filtered
 POST   /_mock/requests/verify   did the client send what a test expected (engine/verify.py)
 """
@@ -36,7 +38,10 @@ async def load(call: ControlCall) -> Response:
         else:
             text = v.string(text, "yaml", max_len=YAML_MAX)
             source = v.string(body.get("source", "<inline>"), "source", max_len=255)
-            loaded = control.load_scenario_text(text, source)
+            replace = body.get("replace", False)
+            if not isinstance(replace, bool):
+                raise ValidationError("'replace' must be true or false.", param="replace")
+            loaded = control.load_scenario_text(text, source, replace=replace)
     except ScenarioError as error:
         raise ValidationError(str(error), param="yaml" if text is not None else "name") from None
     described: dict[str, Any] = next(
@@ -50,7 +55,12 @@ async def list_scenarios(call: ControlCall) -> Response:
 
 
 async def unload(call: ControlCall) -> Response:
-    return json_response({"unloaded": call.control.unload_scenarios()})
+    """Unload every scenario, or (`?name=`) the one of that name: 404 when none is loaded."""
+    name = call.query.get("name")
+    if name is None:
+        return json_response({"unloaded": call.control.unload_scenarios()})
+    call.control.unload_scenario(v.string(name, "name", max_len=255))
+    return json_response({"unloaded": 1})
 
 
 async def requests(call: ControlCall) -> Response:

@@ -23,6 +23,7 @@ from mockserver.engine.clocks import make_clock
 from mockserver.engine.durable.records import Begin, Record, RecordError, decode, encode
 from mockserver.engine.durable.state_dir import StateDir
 from mockserver.engine.durable.wal import LogDamaged, LogWriter, read_log, truncate_torn
+from mockserver.engine.live.folder import directory_files
 
 FORMAT = 1  # of the log's records and of what a checkpoint holds with them
 
@@ -45,7 +46,7 @@ class Opened:
 def facts(settings: Settings) -> dict[str, Any]:
     """What a sandbox's state is built from: a log replays only onto a sandbox of the same."""
     seed = settings.seed_path or default_seed_path()
-    return {
+    found: dict[str, Any] = {
         "format": FORMAT,
         "seed_sha256": _digest(seed),
         "scenarios": [[str(p), _digest(p)] for p in settings.scenario_paths],
@@ -60,6 +61,14 @@ def facts(settings: Settings) -> dict[str, Any]:
         "webhook_journal_size": settings.webhook_journal_size,
         "strict_webhook_urls": settings.strict_webhook_urls,
     }
+    if settings.scenario_dir is not None and not settings.watch:
+        found["scenarios"] += [[str(p), _digest(p)] for p in directory_files(settings.scenario_dir)]
+    if settings.watch:
+        # Watched scenario files are loaded through the log (`engine/live`), every version
+        # in its place: which files, not what they held at the start, is what counts.
+        found["scenarios"] = [str(p) for p in settings.scenario_paths]
+        found["watch"] = {"scenario_dir": str(settings.scenario_dir or "")}
+    return found
 
 
 def _digest(path: Path) -> str:

@@ -89,6 +89,7 @@ class ScenarioKind(Kind):
             _restore_chaos(scenario.chaos, _CHAOS.decode(data["chaos"], into))
         for rule in scenario.rules:
             rule.scenario = scenario.name
+            rule.version = scenario.version
         for fault in scenario.webhooks:
             fault.scenario = scenario.name
         for item in scenario.deprecations:

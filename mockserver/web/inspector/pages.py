@@ -68,6 +68,14 @@ async def overview(request: Request, store: Store) -> Response:
 
 
 @ui
+async def scenarios_page(request: Request, store: Store) -> Response:
+    """Each loaded scenario's file, version, load time, rules with their counters and last
+    reload error; and the watched files that never loaded."""
+    store.scheduler.run_due()
+    return page(request, "scenarios.html", scenarios=scenarios_of(request).summary())
+
+
+@ui
 async def requests_page(request: Request, store: Store) -> Response:
     query = request.query_params
     method = (query.get("method") or "").upper() or None
@@ -157,5 +165,6 @@ async def audit_page(request: Request, store: Store) -> Response:
 async def state(request: Request, store: Store) -> Response:
     """What the live refresh polls: the clock and a fingerprint of everything shown."""
     store.scheduler.run_due()
-    fingerprint = views.fingerprint(store, journal_of(request), webhooks_of(request))
+    mark = views.live_mark(server_of(request))
+    fingerprint = views.fingerprint(store, journal_of(request), webhooks_of(request), mark)
     return json_response({**views.clock(store), "fingerprint": fingerprint})

@@ -20,6 +20,7 @@ def pages_router() -> Router:
         [
             Route("/requests", page(pages.requests_page), methods=get),
             Route("/requests/{seq:int}", page(pages.request_detail), methods=get),
+            Route("/scenarios", page(pages.scenarios_page), methods=get),
             Route("/webhooks", page(pages.webhooks_page), methods=get),
             Route("/resources", page(pages.resources_page), methods=get),
             Route("/audit", page(pages.audit_page), methods=get),

@@ -27,7 +27,7 @@ from starlette.responses import RedirectResponse, Response
 from mockserver.core.errors import AuthenticationError, NotFound, PermissionDenied
 from mockserver.engine import inspector_views as views
 from mockserver.engine.control_plane.call import check_admin_token
-from mockserver.web.context import sandbox_of, store_of
+from mockserver.web.context import sandbox_of, server_of, store_of
 from mockserver.web.form import read_form
 from mockserver.web.inspector.bridge import BASE
 
@@ -110,9 +110,12 @@ def page(request: Request, template: str, status: int = 200, **context: Any) -> 
     context.setdefault("watching", views.watched(sandbox))
     # The state the page shows, so the live refresh notices any change made after rendering.
     live = context["clock"] is not None  # the sign-in page shows nothing of the state
+    server = server_of(request)
+    context.setdefault("reload_problems", views.reload_problems(server) if live else [])
+    mark = views.live_mark(server) if live else ""
     context.setdefault(
         "fingerprint",
-        views.fingerprint(store, sandbox.journal, sandbox.webhooks) if live else "",
+        views.fingerprint(store, sandbox.journal, sandbox.webhooks, mark) if live else "",
     )
     return _templates().TemplateResponse(request, template, context, status_code=status)
 

@@ -91,6 +91,7 @@ class Authentication:
                 forced = scenarios.forced_rate_limit(principal.credential, request.method, path)
                 if forced is not None:  # a scenario's burst: the window counts as full
                     state.rule = forced.rule
+                    state.scenario = forced.touched
                     raise forced_refusal(
                         principal, forced.reset_at, forced.retry_after, forced.rule, forced.scenario
                     )

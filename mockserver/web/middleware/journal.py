@@ -96,6 +96,7 @@ class RequestJournal:
             if entry is not None:
                 entry.duration = perf_counter() - started
                 entry.rule = state.rule
+                entry.scenario = state.scenario
                 entry.explain = state.explain
                 entry.chaos = state.chaos
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mockserver.scenarios.reach import API_ROUTES, Problem, _can_match
+from mockserver.core.problems import Problem
+from mockserver.scenarios.reach import API_ROUTES, _can_match
 from mockserver.web.api import routes
 from tests.support.build import ROOT
 
@@ -40,7 +41,7 @@ def test_some_route_can_match(pattern: str, reachable: bool) -> None:
 
 
 def test_a_warning_reads_as_file_line_warning() -> None:
-    assert str(Problem("a.yaml", 3, "x")) == "a.yaml:3: warning: x"
+    assert str(Problem("a.yaml", 3, "x", "warning")) == "a.yaml:3: warning: x"
     assert str(Problem("a.yaml", 3, "x", "error")) == "a.yaml:3: x"
 
 

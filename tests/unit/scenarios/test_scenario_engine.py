@@ -68,15 +68,23 @@ def test_forced_rate_limit_decisions() -> None:
         """
     )
     start = engine.store.now()
+    version = engine.version_of("burst")  # the forced 429's journal mark names it
     limited = engine.forced_rate_limit
     assert limited("k2", "POST", "/v1/documents") is None
     assert limited("k1", "GET", "/v1/documents") is None
     assert limited("k1", "POST", "/v1/documents") is None  # first match: not yet
-    assert limited("k1", "POST", "/v1/documents") == ForcedLimit("b", start + 60, 60, "burst")
+    assert limited("k1", "POST", "/v1/documents") == ForcedLimit(
+        "b", start + 60, 60, "burst", version
+    )
     engine.store.scheduler.advance(45)
-    assert limited("k1", "POST", "/v1/documents") == ForcedLimit("b", start + 60, 15, "burst")
-    assert limited("k1", "POST", "/v1/documents") == ForcedLimit("b", start + 60, 15, "burst")
+    assert limited("k1", "POST", "/v1/documents") == ForcedLimit(
+        "b", start + 60, 15, "burst", version
+    )
+    assert limited("k1", "POST", "/v1/documents") == ForcedLimit(
+        "b", start + 60, 15, "burst", version
+    )
     assert limited("k1", "POST", "/v1/documents") is None  # times: 3 spent
+    assert len(version) == 12
 
 
 @pytest.mark.parametrize(

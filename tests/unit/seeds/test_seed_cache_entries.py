@@ -151,6 +151,11 @@ NO_PICKLE = """
 import asyncio, pickle, sys
 from pathlib import Path
 
+# Imported first: a library that subclasses pickle's classes at import (multiprocessing, which
+# watchfiles imports) is not what this looks for; building a sandbox and serving it is.
+from mockserver import Request, Sandbox, Settings
+from mockserver.seeds import cache
+
 used = []
 
 
@@ -163,9 +168,6 @@ def refuse(name):
 
 for name in ("dump", "dumps", "load", "loads", "Pickler", "Unpickler"):
     setattr(pickle, name, refuse(name))
-
-from mockserver import Request, Sandbox, Settings
-from mockserver.seeds import cache
 
 for seed_path, least in ((None, cache.MIN_BYTES), (Path(sys.argv[1]), 0)) * 2:
     cache.MIN_BYTES = least  # the file counts as a big seed
