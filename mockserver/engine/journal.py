@@ -109,13 +109,14 @@ class Entry:
         self._credential = value
         self._credential_read = True
 
-    def answered_as(self, request_id: str) -> bool:
-        """Whether its answer carried `request_id` as an `X-Request-Id` (the id its client got;
-        a replayed answer carries its first request's)."""
-        wanted = request_id.encode("latin-1", "replace")
-        return any(
-            name == b"x-request-id" and value == wanted for name, value in self.response_headers
-        )
+    @property
+    def request_id(self) -> str | None:
+        """The `X-Request-Id` its answer carried: the id its client got (a replayed answer
+        carries its first request's); None while in flight or when no answer was sent."""
+        for name, value in self.response_headers:
+            if name == b"x-request-id":
+                return value.decode("latin-1")
+        return None
 
     def add_request_body(self, chunk: bytes) -> None:
         if len(self.request_body) < BODY_LIMIT:  # bytes off the socket: already at their size
@@ -152,6 +153,7 @@ class Entry:
             "query": self.query,
             "key": None if self.credential is None else mask(self.credential),
             "status": self.status,
+            "request_id": self.request_id,
             "rule": self.rule,
             "explain": self.explained(),
             "fault": self.fault,
@@ -275,7 +277,7 @@ class Journal:
                 continue
             if seq is not None and entry.seq != seq:
                 continue
-            if request_id is not None and not entry.answered_as(request_id):
+            if request_id is not None and entry.request_id != request_id:
                 continue
             if method is not None and entry.method != method:
                 continue

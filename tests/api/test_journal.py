@@ -87,6 +87,13 @@ def test_an_idempotent_replay_is_found_by_the_id_it_replays(api: httpx.Client) -
     assert again.headers["x-request-id"] == first.headers["x-request-id"]
     found = journal(api, request_id=first.headers["x-request-id"])
     assert [e["seq"] for e in found] == [2, 1]
+    assert [e["request_id"] for e in found] == [first.headers["x-request-id"]] * 2
+
+
+def test_each_entry_carries_the_request_id_its_client_got(both: httpx.Client) -> None:
+    answers = [both.get("/v1/whoami"), both.get("/v1/documents/doc_nowhere")]
+    entries = journal(both)
+    assert [e["request_id"] for e in entries] == [a.headers["x-request-id"] for a in answers][::-1]
 
 
 def test_an_accounts_journal_finds_only_its_own_requests(api: httpx.Client) -> None:

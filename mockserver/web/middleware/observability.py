@@ -20,6 +20,7 @@ under their route templates (`/_mock/clock`, `/_mock/ui/requests`), with account
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from time import perf_counter
@@ -130,7 +131,12 @@ _PARAMETER = re.compile(r"\{[^}]*\}")
 def _documented(template: str | None) -> str | None:
     """A route's template as the API reference writes it: each path parameter `{id}`
     (`/v1/documents/{id}`, `/v1/workflows/{id}/advance`)."""
-    return None if template is None else _PARAMETER.sub("{id}", template)
+    return None if template is None else _written(template)
+
+
+@functools.cache  # one entry per route template: as many as the app has routes
+def _written(template: str) -> str:
+    return _PARAMETER.sub("{id}", template)
 
 
 def _template(scope: Scope, method: str) -> str | None:
