@@ -366,10 +366,10 @@ def _tls_mistake(args: argparse.Namespace) -> str | None:
 def _tls_files(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> TlsFiles | None:
     """The user's certificate, or a new test CA and certificate (in --tls-dir, else in a temporary
     folder removed at exit), or None for plain HTTP."""
-    from mockserver.serving.certs import make_test_certs, user_certs
+    from mockserver.serving import certs
 
     if args.tls_cert is not None:
-        return user_certs(args.tls_cert, args.tls_key)
+        return certs.user_certs(args.tls_cert, args.tls_key)
     if not (args.tls or args.tls_dir):
         return None
     directory = args.tls_dir
@@ -377,7 +377,7 @@ def _tls_files(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> TlsFi
         directory = Path(
             cleanup.enter_context(tempfile.TemporaryDirectory(prefix="mockserver-tls-"))
         )
-    return make_test_certs(directory)
+    return certs.make_test_certs(directory)
 
 
 def _start_up(app: Starlette, sockets: list[socket.socket], tls: TlsFiles | None) -> StartUp:

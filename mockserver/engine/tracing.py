@@ -38,7 +38,7 @@ def start(environ: Mapping[str, str]) -> Tracing | None:
         return None
     try:
         # The optional heavy part: imported only when the environment asks for traces.
-        from mockserver.engine.otel import Tracing, exporters
+        from mockserver.engine import otel
     except ImportError as error:
         log.warning(
             "traces are asked for (OTEL_* variables) but OpenTelemetry is not installed "
@@ -47,7 +47,7 @@ def start(environ: Mapping[str, str]) -> Tracing | None:
         )
         return None
     try:
-        return Tracing(environ, exporters(environ))
+        return otel.Tracing(environ, otel.exporters(environ))
     except ValueError as error:
         log.warning("traces are off: %s", error)
         return None
