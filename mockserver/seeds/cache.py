@@ -8,8 +8,9 @@ text, the entry `FORMAT`, the mockserver, PyYAML (its `__init__.py`), orjson and
 versions, and the source of the modules that read seeds and entries: any change to one of them
 is a new key. The first start of a big seed still pays the full price (and the writing). The
 packaged default seed is kept too, under entries of its own (`default-*`): parsing it is quick,
-but every test session and server start that names no seed reads it, and from the cache
-without importing YAML. A big seed's seeded audit histories are kept beside it (`history-*`).
+but every test session and server start that names no seed reads it, and a hit spares the
+parse and validation (not PyYAML's import: the seed and scenario modules import it at their
+top). A big seed's seeded audit histories are kept beside it (`history-*`).
 
 An entry is data, never code: it is read into values, checked against the shape it must have,
 and the seed is built by its own dataclasses; an entry that does not read, is not of that
@@ -110,9 +111,8 @@ def _code_digest(modules: tuple[str, ...]) -> hashlib._Hash:
 
 
 def _yaml_init() -> bytes:
-    """PyYAML's `__init__.py`, which sets its version: read rather than imported, so that a
-    cache hit does not import YAML (its installed metadata would, unlike this, leave cyclic
-    garbage at every look-up)."""
+    """PyYAML's `__init__.py`, which sets its version: read from the file rather than asked of
+    its installed metadata, whose look-up leaves cyclic garbage every time."""
     spec = importlib.util.find_spec("yaml")
     if spec is None or spec.origin is None:
         return b""

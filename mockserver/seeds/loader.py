@@ -5,7 +5,8 @@ The text is parsed by `parser` (YAML, with a JSON shortcut for big seeds) and va
 `builder`, with the checks of `validation`, on the plain objects. Only when validation finds a
 problem is the text composed into YAML nodes, to turn the offending path into a line number.
 Seeds that `cache` keeps (big ones, and the packaged default seed) are read from it once
-validated; on a hit, neither YAML nor the parser and the builder are imported.
+validated; a hit spares the parse and the validation (this module imports the parser, and
+with it PyYAML, either way).
 """
 
 from __future__ import annotations

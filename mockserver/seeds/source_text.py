@@ -1,7 +1,7 @@
 """A seed or scenario file's text, or the loader's error at the file and line that stops it.
 
-Apart from the YAML modules, so that a loader can read a file, and look it up in the seed
-cache, without importing YAML.
+Apart from the YAML modules: reading a file's text and reporting where it cannot be read
+need none of YAML's machinery.
 """
 
 from __future__ import annotations
