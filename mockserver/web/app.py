@@ -88,8 +88,9 @@ def create_app(settings: Settings | None = None, *, seed: SeedData | None = None
     """Build a server: the sandbox (a bad seed or scenario raises before anything runs), then
     the Starlette app that serves it. `app.state.sandbox` is the sandbox, `app.state.control`
     its control facade; the sandbox's parts are there too (`store`, `scenarios`, `webhooks`,
-    `journal`, `accounts`, `settings`). Code that drives the app with no server runs its
-    background work with `async with running(app):`."""
+    `journal`, `accounts`, `settings`). Code that drives the app with no server (httpx's
+    ASGITransport runs no lifespan) runs its background work with
+    `async with app.state.sandbox.running():`."""
     settings = settings or Settings()
     sandbox = SandboxState.build(settings, seed)
     app = Starlette(
