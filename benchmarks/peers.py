@@ -1,6 +1,6 @@
-"""The mock's peers (DESIGN 28's budgets): Prism, json-server and WireMock, each serving the
-mock's three benchmarked calls as far as it can, from files built at bench time out of the
-mock's own answers, recorded once from a fresh server.
+"""The mock's peers (the budgets of docs/performance): Prism, json-server and WireMock, each
+serving the mock's three benchmarked calls as far as it can, from files built at bench time out
+of the mock's own answers, recorded once from a fresh server.
 
 - Prism (`prism mock`, static mode) serves the mock's OpenAPI document (`GET /v1/openapi.json`)
   with its paths under the `/v1` server, the recorded answers as the three calls' examples and
@@ -40,7 +40,7 @@ SCRIPTS = {
     "prism": "@stoplight/prism-cli/dist/index.js",
     "json-server": "json-server/lib/cli/bin.js",
 }
-# DESIGN 28: at least 2x Prism's and json-server's throughput, within 15% of WireMock's or ahead.
+# The budget: at least 2x Prism's and json-server's throughput, within 15% of WireMock's or ahead.
 RATIOS = {"prism": 2.0, "json-server": 2.0, "wiremock": 0.85}
 P99_MS = 10.0
 CALLS = (

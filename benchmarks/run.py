@@ -113,8 +113,8 @@ SLACK = idempotency_soak.SLACK
 FLAT = idempotency_soak.FLAT_MIB
 REFERENCE = [sys.executable, "-m", "benchmarks.reference_app", "--port", "{port}"]
 # (key, label, whether a baseline build is measured beside it, its p99 bound in ms: None where
-# there is none). The ratios to the bare Starlette app are reported, not targets: DESIGN 28's
-# budgets compare the mock with its peers (the `peers` rows); the p99 bound is DESIGN 28's.
+# there is none). The ratios to the bare Starlette app are reported, not targets: the budgets
+# (docs/performance) compare the mock with its peers (the `peers` rows), and bound the p99.
 LOADS = (
     ("get", "GET /v1/documents/{id}", True, 10.0),
     ("list", "GET /v1/documents?limit=20", True, 10.0),
@@ -261,11 +261,11 @@ def rows(options: Options) -> list[Row]:
     return table
 
 
-# DESIGN 28: the first use of a fixture in a one-test run, over a run with no fixture, at most.
+# The budget: the first use of a fixture in a one-test run, over a run with no fixture, at most.
 LOOP_MOCK_CLIENT = 250
 LOOP_MOCK_SERVER = 400
 
-# DESIGN 32: counting costs the request path no more than a few microseconds.
+# The budget: counting costs the request path no more than a few microseconds.
 METRICS_COUNT_US = 5.0
 METRICS_RATIO = 0.95  # req/s with metrics on over --no-metrics, at least (wrk's noise)
 DURABLE_RATIO = 0.5  # POST req/s with --state-dir over without, at least
@@ -298,7 +298,7 @@ class PluginRow:
 
 
 REFERENCE_LIBRARIES = {"respx_get": "respx", "httpserver_get": "pytest-httpserver"}
-# DESIGN 28: a test's cost with `mock_client` at most respx's + 1 ms, with `mock_server` + 2 ms.
+# The budget: a test's cost with `mock_client` at most respx's + 1 ms, with `mock_server` + 2 ms.
 PLUGIN_ROWS = (
     PluginRow(
         "pytest.mock_client_get",

@@ -1,4 +1,4 @@
-"""New clients beside a thousand stalled request bodies (DESIGN 29).
+"""New clients beside a thousand stalled request bodies.
 
 A fresh `mockserver run` (frozen clock, no rate limit) gets `--stalled` connections (1,000, the
 connection cap), each sending a request head and one byte of a 100-byte body, then nothing.

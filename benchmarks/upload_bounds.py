@@ -2,8 +2,8 @@
 
 A fresh `mockserver run` (frozen clock, no rate limit) is sent crafted files while a second
 thread asks `GET /_mock/clock` every 20 ms; the figures are the growth of the server's peak
-RSS (VmHWM) over the upload and the longest wait of a clock call meanwhile. Targets
-(DESIGN 29): a 64 KiB gzip of 64 MiB of tiny objects raises the peak by under 300 MiB, and no
+RSS (VmHWM) over the upload and the longest wait of a clock call meanwhile. Targets:
+a 64 KiB gzip of 64 MiB of tiny objects raises the peak by under 300 MiB, and no
 upload holds the loop more than 2 s. With `--journal`, the server's own largest download (a
 full journal of 16 KiB bodies each way, some 320 MiB) is uploaded back and must load.
 

@@ -15,8 +15,8 @@ from typing import Any
 import uvicorn
 
 # uvicorn's own HTTP protocol (httptools, else h11), which the slow-client guard subclasses: the
-# one name of its internals the mock imports (DESIGN 28's one exception). It is behaviour the mock
-# must have, and no public hook of uvicorn bounds a request head's time and size; uvicorn is
+# one name of its internals the mock imports. It is behaviour the mock must have, and no
+# public hook of uvicorn bounds a request head's time and size; uvicorn is
 # pinned to a tested range and tests/serving pins what the guard reads of it.
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
