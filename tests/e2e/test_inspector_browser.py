@@ -23,14 +23,13 @@ from mockserver.core.config import Settings
 from mockserver.testing.live import LiveServer
 from mockserver.testing.receiver import WebhookReceiver, closed_port
 from mockserver.web.app import create_app
-from tests.support.browser import ARGS, CHROMIUM, NO_CHROMIUM, WAIT_MS
+from tests.support.browser import CHROMIUM, NO_CHROMIUM, chromium_context
 from tests.support.keys import auth
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 expect = playwright_sync.expect
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
-VIEWPORT = {"width": 1280, "height": 800}
 
 
 @pytest.fixture(scope="module")
@@ -47,18 +46,8 @@ def server(ui_app: Starlette) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def browser_context() -> Iterator[Any]:
-    assert CHROMIUM is not None
-    with (
-        tempfile.TemporaryDirectory(prefix="mockserver-chromium-") as profile,
-        playwright_sync.sync_playwright() as driver,
-    ):
-        context = driver.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, args=ARGS, headless=True, viewport=VIEWPORT
-        )
-        context.set_default_timeout(WAIT_MS)
-        expect.set_options(timeout=WAIT_MS)
+    with chromium_context() as context:
         yield context
-        context.close()
 
 
 @pytest.fixture

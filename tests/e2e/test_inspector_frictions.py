@@ -9,7 +9,6 @@ Layout is measured in the browser (boxes, client rects), not read from the style
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,7 +20,7 @@ from mockserver.core.config import Settings
 from mockserver.testing.live import LiveServer
 from mockserver.testing.receiver import WebhookReceiver
 from mockserver.web.app import create_app
-from tests.support.browser import ARGS, CHROMIUM, NO_CHROMIUM, WAIT_MS
+from tests.support.browser import CHROMIUM, NO_CHROMIUM, chromium_context
 from tests.support.keys import READONLY, auth
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
@@ -47,22 +46,8 @@ def server(ui_app: Starlette) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def context() -> Iterator[Any]:
-    assert CHROMIUM is not None
-    with (
-        tempfile.TemporaryDirectory(prefix="mockserver-chromium-") as profile,
-        playwright_sync.sync_playwright() as driver,
-    ):
-        browser = driver.chromium.launch_persistent_context(
-            profile,
-            executable_path=CHROMIUM,
-            args=ARGS,
-            headless=True,
-            viewport={"width": 1280, "height": 800},
-        )
-        browser.set_default_timeout(WAIT_MS)
-        expect.set_options(timeout=WAIT_MS)
+    with chromium_context() as browser:
         yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.browser import ARGS, CHROMIUM, NO_CHROMIUM, WAIT_MS
+from tests.support.browser import CHROMIUM, NO_CHROMIUM, chromium_context
 from tests.support.cli import Run
 from tests.support.keys import auth
 
@@ -24,7 +24,6 @@ playwright_sync = pytest.importorskip("playwright.sync_api")
 expect = playwright_sync.expect
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
-VIEWPORT = {"width": 1280, "height": 800}
 
 SCENARIO = """\
 name: vault_outage
@@ -55,18 +54,8 @@ def shots() -> Iterator[Path]:
 
 @pytest.fixture
 def page() -> Iterator[Any]:
-    assert CHROMIUM is not None
-    with (
-        tempfile.TemporaryDirectory(prefix="mockserver-chromium-") as profile,
-        playwright_sync.sync_playwright() as driver,
-    ):
-        context = driver.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, args=ARGS, headless=True, viewport=VIEWPORT
-        )
-        context.set_default_timeout(WAIT_MS)
-        expect.set_options(timeout=WAIT_MS)
+    with chromium_context() as context:
         yield context.new_page()
-        context.close()
 
 
 def shot(page: Any, folder: Path, name: str) -> None:
