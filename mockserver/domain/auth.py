@@ -97,3 +97,13 @@ def credential_headers(headers: list[tuple[bytes, bytes]]) -> tuple[bytes | None
         elif name == b"idempotency-key":
             keys.append(value.decode("latin-1"))
     return authorization, keys
+
+
+def bearer_of(headers: list[tuple[bytes, bytes]]) -> str | None:
+    """The token of the request's one well-formed `Authorization: Bearer` header, or None:
+    none, malformed, or two headers (which authentication refuses)."""
+    try:
+        authorization, _ = credential_headers(headers)
+        return bearer_token(None if authorization is None else authorization.decode("latin-1"))
+    except AuthenticationError:
+        return None

@@ -19,10 +19,10 @@ from typing import Generic, Protocol, TypeVar
 
 from mockserver.core.clock import Clock, FollowClock, FrozenClock, RealClock, parse_ts
 from mockserver.core.config import DEFAULT_START_TIME
-from mockserver.core.errors import AuthenticationError, Conflict, NotFound
+from mockserver.core.errors import Conflict, NotFound
 from mockserver.core.ids import IdFactory
 from mockserver.domain.accounts import AccountFactory, NewAccount, make_account
-from mockserver.domain.auth import credential_headers
+from mockserver.domain.auth import bearer_of
 from mockserver.domain.store import Store
 from mockserver.engine.accounts.spec import AccountSpec
 from mockserver.engine.journal import Journal
@@ -216,7 +216,7 @@ class AccountSandboxes(Generic[S]):
         (the server)."""
         if not self.by_id:
             return None
-        token = _bearer(headers)
+        token = bearer_of(headers)
         if token is not None:
             tenant = self._by_key.get(token)
             return None if tenant is None else tenant.sandbox
@@ -227,18 +227,3 @@ class AccountSandboxes(Generic[S]):
                 if export_id in tenant.sandbox.store.export_worlds:
                     return tenant.sandbox
         return None
-
-
-def _bearer(headers: HeaderLines) -> str | None:
-    """The token of the `Authorization: Bearer` header the request is authenticated with, or
-    None: none, or two `Authorization` headers, which the server refuses."""
-    try:
-        value, _ = credential_headers(headers)
-    except AuthenticationError:
-        return None
-    if value is None:
-        return None
-    scheme, _, token = value.decode("latin-1").strip().partition(" ")
-    if scheme.lower() != "bearer":
-        return None
-    return token.strip() or None

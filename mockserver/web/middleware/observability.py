@@ -30,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.core.errors import ApiError
 from mockserver.core.observed import NotCounted, Observed, current, enter, leave
+from mockserver.domain.auth import bearer_of
 from mockserver.engine.control_plane.call import check_admin_token, given_admin_token
 from mockserver.engine.envelope import render_error
 from mockserver.engine.journal import RequestState
@@ -104,7 +105,7 @@ class Observe:
                 sandbox.control_guard(request)
             token = sandbox.settings.admin_token
             if token is not None:
-                check_admin_token(token, _bearer(request) or given_admin_token(request))
+                check_admin_token(token, bearer_of(request.headers) or given_admin_token(request))
         except ApiError as error:
             request_id = sandbox.control_ids.new("req_")
             response = render_error(error, request_id)
@@ -113,15 +114,6 @@ class Observe:
         body = metrics.exposition() if request.method == "GET" else b""
         headers = [(b"content-type", CONTENT_TYPE.encode())]
         return Response(200, [*headers, (b"content-length", str(len(body)).encode())], body)
-
-
-def _bearer(request: Request) -> str:
-    """The token of the request's one `Authorization: Bearer` header, or ""."""
-    values = [value for name, value in request.headers if name == b"authorization"]
-    if len(values) != 1:
-        return ""
-    scheme, _, token = values[0].decode("latin-1").strip().partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else ""
 
 
 _REGIONS = ("/us/v1", "/eu/v1")
