@@ -155,8 +155,12 @@ class _Collector:
                 buckets.append((bound, cumulative))
             durations.add_metric((route,), buckets, counts[-1])
         yield durations
-        yield _hits("mockserver_scenario_hits", "Requests a scenario rule answered.", metrics)
-        yield _hits("mockserver_chaos_hits", "Requests a scenario's chaos rule hit.", metrics)
+        yield _hits(
+            "mockserver_scenario_hits", "Requests a scenario rule answered.", metrics.scenario_hits
+        )
+        yield _hits(
+            "mockserver_chaos_hits", "Requests a scenario's chaos rule hit.", metrics.chaos_hits
+        )
         faults = CounterMetricFamily(
             "mockserver_faults", "Transport faults acted out, by kind.", labels=("kind",)
         )
@@ -179,9 +183,8 @@ class _Collector:
         yield from _gauges(metrics.sandbox)
 
 
-def _hits(name: str, documentation: str, metrics: Metrics) -> CounterMetricFamily:
+def _hits(name: str, documentation: str, hits: dict[Hit, int]) -> CounterMetricFamily:
     family = CounterMetricFamily(name, documentation, labels=("scenario", "rule"))
-    hits = metrics.chaos_hits if name == "mockserver_chaos_hits" else metrics.scenario_hits
     for labels, value in hits.items():
         family.add_metric(labels, value)
     return family

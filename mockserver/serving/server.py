@@ -15,9 +15,10 @@ from typing import Any
 import uvicorn
 
 # uvicorn's own HTTP protocol (httptools, else h11), which the slow-client guard subclasses: the
-# one name of its internals the mock imports. It is behaviour the mock must have, and no
-# public hook of uvicorn bounds a request head's time and size; uvicorn is
-# pinned to a tested range and tests/serving pins what the guard reads of it.
+# one name of its internals the mock imports, the exception the architecture page's walk of a
+# request states. It is behaviour the mock must have: no public hook of uvicorn bounds a request
+# head's time and size. uvicorn is pinned to a tested range, and tests/serving pins what the
+# guard reads of it.
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from mockserver.serving.asgi import ASGIApp
