@@ -11,6 +11,7 @@ from pathlib import Path
 from mockserver.agents import control_tools, traffic_tools
 from mockserver.agents.tools import Tool
 from mockserver.core.shipped import data_dir
+from mockserver.scenarios.files import shipped_names, shipped_scenario
 from mockserver.scenarios.schema import SCENARIO_SCHEMA
 
 ORDER = (
@@ -45,9 +46,10 @@ FORMAT_URI = "mockserver://docs/scenario-format"
 
 
 def shipped_scenarios() -> dict[str, Path]:
-    """The shipped scenario files by name."""
+    """The shipped scenario files by name, as `run --scenario NAME` finds them."""
     folder = data_dir("scenarios")
-    return {path.stem: path for path in sorted(folder.glob("*.yaml"))}
+    found = {name: shipped_scenario(name, folder) for name in shipped_names(folder)}
+    return {name: path for name, path in found.items() if path is not None}
 
 
 def scenario_format() -> str:

@@ -106,8 +106,8 @@ class SandboxState:
         # shares the server's list.
         self.observers: list[Observer] = [] if observers is None else observers
         self.durability: Durability | None = None
-        # How the sandbox's own requests (a durable log's replay) enter the app that serves
-        # it: set by that app once built (`web/app.py`), the two being made for each other.
+        # How the sandbox's own requests (a durable log's replay, a watched file's reload)
+        # enter the app that serves it: set by that app once built (`web/app.py`).
         self.own_requests: Serve | None = None
         self.control = Control(self)
         # The watched seed and scenario files (`run --watch`), the server's sandbox only.
