@@ -217,7 +217,7 @@ def rows(options: Options) -> list[Row]:
         Row("metrics.p99", f"{counted}, p99", "ms"),
         Row(
             "metrics.count",
-            "the metrics' middleware (Observe, Noted) around one request, in-process",
+            "the metrics' middleware and the journal's note around one request, in-process",
             "us",
             Target("value<=", METRICS_COUNT_US),
         ),

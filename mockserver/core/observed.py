@@ -10,7 +10,8 @@ the client request that made them, so their rules count as that request's hits.
 
 from __future__ import annotations
 
-from contextvars import ContextVar, Token
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Protocol
 
 # (scenario, rule) of a hit; a chaos hit's rule is its place in the scenario's chaos block.
@@ -35,59 +36,39 @@ class NotCounted:
         pass
 
 
+@dataclass(slots=True)
 class Observed:
     """One client request as the metrics and traces see it."""
 
-    __slots__ = (
-        "account",
-        "counts",
-        "fault",
-        "rate_limited",
-        "request_id",
-        "route",
-        "rule",
-        "span_id",
-        "trace_id",
-    )
-
-    def __init__(self, counts: Counts) -> None:
-        self.route: str | None = None  # the route's template; None: no route matched
-        self.account: str | None = None
-        self.request_id: str | None = None
-        self.rule: str | None = None  # the scenario rule that answered
-        self.fault: str | None = None  # the transport fault that broke its connection
-        self.rate_limited = False  # refused by a rate limit (not a scenario's injected 429)
-        self.trace_id: str | None = None  # its server span's, when traced (hex)
-        self.span_id: str | None = None
-        self.counts = counts  # where its hits are counted
+    counts: Counts  # where its hits are counted
+    route: str | None = None  # the route's template; None: no route matched
+    account: str | None = None
+    request_id: str | None = None
+    rule: str | None = None  # the scenario rule that answered
+    fault: str | None = None  # the transport fault that broke its connection
+    rate_limited: bool = False  # refused by a rate limit (not a scenario's injected 429)
+    trace_id: str | None = None  # its server span's, when traced (hex)
+    span_id: str | None = None
 
 
-_CURRENT: ContextVar[Observed | None] = ContextVar("mockserver_observed", default=None)
+# The client request being answered: set by the metrics middleware while the request runs.
+CURRENT: ContextVar[Observed | None] = ContextVar("mockserver_observed", default=None)
 
 
 def current() -> Observed | None:
     """The client request being answered (None in a replay, a timer, or with metrics off)."""
-    return _CURRENT.get()
-
-
-def enter(observed: Observed) -> Token[Observed | None]:
-    """Make `observed` the current request, until `leave` is given what this returns."""
-    return _CURRENT.set(observed)
-
-
-def leave(token: Token[Observed | None]) -> None:
-    _CURRENT.reset(token)
+    return CURRENT.get()
 
 
 def scenario_hit(scenario: str, rule: str) -> None:
     """A scenario rule answered the current request."""
-    observed = _CURRENT.get()
+    observed = CURRENT.get()
     if observed is not None:
         observed.counts.hit_scenario((scenario, rule))
 
 
 def chaos_hit(scenario: str, rule: str) -> None:
     """A scenario's chaos rule hit the current request."""
-    observed = _CURRENT.get()
+    observed = CURRENT.get()
     if observed is not None:
         observed.counts.hit_chaos((scenario, rule))

@@ -76,10 +76,6 @@ class Metrics:
         ProcessCollector(registry=self.registry)
         sandbox.webhooks.watches.append(self)
 
-    def observed(self) -> Observed:
-        """A new client request to note things of."""
-        return Observed(self)
-
     def count(self, method: str, status: int | None, seconds: float, observed: Observed) -> None:
         """Count one answered client request."""
         if method not in STANDARD_METHODS:

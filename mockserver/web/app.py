@@ -29,10 +29,9 @@ from mockserver.web.middleware.body_timeout import BodyTimeout
 from mockserver.web.middleware.control_guard import ControlGuard
 from mockserver.web.middleware.durable_log import DurableLog
 from mockserver.web.middleware.errors import Errors
-from mockserver.web.middleware.health import Health
 from mockserver.web.middleware.idempotency import Idempotency
 from mockserver.web.middleware.journal import RequestJournal
-from mockserver.web.middleware.observability import Noted, Observe
+from mockserver.web.middleware.observability import Observe
 from mockserver.web.middleware.scenarios import Scenarios, TransportFaults
 from mockserver.web.unmatched import method_not_served, unmatched
 
@@ -47,19 +46,17 @@ GZIP_MINIMUM_SIZE = 1024
 def middleware(sandbox: SandboxState) -> list[Middleware]:
     """What every request goes through, outermost first. A transport fault breaks the
     connection with the answer as the sandbox made it, so it sits outside compression; a
-    health check is answered before anything looks at the request; a durable sandbox logs
-    every request before it runs."""
+    health check is answered, and a client's request counted, before anything else looks at
+    it; a durable sandbox logs every request before it runs."""
     durable = sandbox.durability
     return [
         Middleware(BodyTimeout, seconds=sandbox.settings.body_timeout),
         Middleware(TransportFaults),
         Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_SIZE, compresslevel=6),
-        Middleware(Health, sandbox=sandbox),
         Middleware(Observe, sandbox=sandbox),
         *([Middleware(DurableLog, durability=durable)] if durable is not None else []),
         Middleware(AccountSandbox, sandbox=sandbox),
         Middleware(RequestJournal),
-        Middleware(Noted),
         Middleware(ControlGuard),
         Middleware(Authentication),
         Middleware(Idempotency),

@@ -13,6 +13,7 @@ from starlette.applications import Starlette
 from mockserver.cli import run as run_command
 from mockserver.cli.main import main
 from mockserver.core.config import Settings
+from mockserver.core.observed import Observed
 from mockserver.engine.metrics import ACCOUNTS_LABELLED, EXPORTED, Metrics
 from mockserver.testing.inprocess import inprocess_client
 from mockserver.testing.receiver import WebhookReceiver
@@ -233,7 +234,7 @@ def test_two_apps_in_one_process_count_apart() -> None:
 def test_accounts_past_the_first_thousand_are_other(app: Starlette) -> None:
     metrics = Metrics(app.state.sandbox)
     for number in range(ACCOUNTS_LABELLED + 5):
-        observed = metrics.observed()
+        observed = Observed(metrics)
         observed.route, observed.account = "/v1/whoami", f"acct_{number}"
         metrics.count("GET", 200, 0.001, observed)
     accounts = {key[3] for key in metrics.requests}

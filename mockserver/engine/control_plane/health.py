@@ -1,7 +1,7 @@
 """`GET /_mock/health`: 200 `{"status": "ok", "version": V}` for a container's or a load
 balancer's health checks.
 
-It answers before anything else looks at the request (`web/middleware/health.py`): no admin
+It answers before anything else looks at the request (`web/middleware/observability.py`): no admin
 token, no browser guard, no request id, no journal entry, no line in a durable sandbox's log,
 and with `--no-admin` too. It reveals nothing but the version (and, on a server watching its seed
 file, `seed_error`: the problem of the seed's last save, until a valid one), and a check every
@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from mockserver.core.version import __version__
-from mockserver.engine.request import Request, Response
+from mockserver.engine.request import Response
 
 HEALTH = "/_mock/health"
 _BODY = orjson.dumps({"status": "ok", "version": __version__})
@@ -24,11 +24,6 @@ _HEADERS = (
     (b"content-length", str(len(_BODY)).encode()),
     (b"cache-control", b"no-store"),
 )
-
-
-def is_health_check(request: Request) -> bool:
-    """Whether `request` is a health check (`GET` or `HEAD /_mock/health`)."""
-    return request.path == HEALTH and request.method in ("GET", "HEAD")
 
 
 def health(seed_error: dict[str, Any] | None = None) -> Response:

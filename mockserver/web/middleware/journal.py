@@ -7,8 +7,10 @@ steering the sandbox changes nothing it holds), the journal entry (API requests 
 the journal through `/_mock` must not change it; the path as sent) and the request's
 `RequestState`, in `scope["state"]["request"]` for everything below. On the way out: `Date`
 (the mock clock's second when the request came in) after every other header, the entry's
-answer (bodies before any compression; a transport fault's kind, and whether the request ran)
-and the sandbox's observers (`SandboxState.observe`).
+answer (bodies before any compression; a transport fault's kind, and whether the request ran),
+the sandbox's observers (`SandboxState.observe`), and what the metrics and traces learn of a
+client's request (its `Observed`, which `observability.py` made current: the account, request
+id, the rule that answered it, whether a rate limit refused it).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from time import perf_counter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.core.clock import http_date
+from mockserver.core.observed import CURRENT, Observed
 from mockserver.engine.explain import header_value, replayed
 from mockserver.engine.journal import Answered, Entry, RequestState
 from mockserver.engine.request import (
@@ -30,6 +33,7 @@ from mockserver.engine.request import (
 )
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
+from mockserver.web.adapter import OWN_REQUEST
 
 
 class RequestJournal:
@@ -43,6 +47,7 @@ class RequestJournal:
             await self.app(scope, receive, send)
             return
         sandbox: SandboxState = scope["state"]["sandbox"]
+        observed = None if OWN_REQUEST in scope["state"] else CURRENT.get()
         store = sandbox.store
         path_region, path = _split_region(scope["path"])
         request = request_of(scope)
@@ -99,6 +104,8 @@ class RequestJournal:
                 entry.scenario = state.scenario
                 entry.explain = state.explain
                 entry.chaos = state.chaos
+            if observed is not None:
+                note_observed(observed, state, sandbox)
 
     @staticmethod
     def _answered(
@@ -142,6 +149,18 @@ class RequestJournal:
         )
         for observer in sandbox.observers:
             observer(answered)
+
+
+def note_observed(observed: Observed, state: RequestState, sandbox: SandboxState) -> None:
+    """What the metrics and traces learn of a client's request from its state."""
+    principal = state.principal
+    observed.account = principal.account_id if principal is not None else sandbox.account
+    observed.request_id = state.request_id
+    observed.rule = state.rule
+    refusal = state.explain
+    if refusal is not None and refusal[3] == 429:
+        reason = refusal[0]
+        observed.rate_limited = reason is None or reason.get("check") == "rate_limit"
 
 
 _REGION_PREFIXES = {"/us/v1": "us", "/eu/v1": "eu"}

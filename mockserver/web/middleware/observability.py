@@ -1,18 +1,19 @@
-"""Metrics and traces of client requests, in two places of the stack.
+"""Health checks, metrics and traces: the monitoring of the server, right after compression
+and outside a durable sandbox's log.
 
-`Observe` (right after the health check, outside a durable sandbox's log): answers
-`GET /_mock/metrics` (`engine/metrics.py`), guarded as the control plane is (the guard against
-web pages; with an admin token, `X-Mock-Admin-Token` or `Authorization: Bearer`), and counts
-every other request once answered: method, route template, status, account, duration, a
-transport fault. With tracing on (`engine/tracing.py`) the request is a server span, current
-while it runs. The request's `Observed` is current while it runs (`core/observed.py`). The
-sandbox's own requests (a durable log's replay, a trigger recipe's calls: `web/adapter.py`
-`own_requests`) pass through uncounted and untraced: a replay is no client's, and a trigger's
-calls are part of the trigger's request (their rules' hits count as its hits).
-
-`Noted` (right after the journal): notes on the current request's `Observed` what the steps
-below decided: its route, account, request id, the scenario rule that answered it, whether a
-rate limit refused it.
+`Observe` answers `GET /_mock/health` before anything else looks at the request
+(`engine/control_plane/health.py`: no admin token, no guard, no request id, no journal entry, no
+line in a durable sandbox's log) and `GET /_mock/metrics` (`engine/metrics.py`), guarded as the
+control plane is (the guard against web pages; with an admin token, `X-Mock-Admin-Token` or
+`Authorization: Bearer`). It counts every other request once answered: method, route template,
+status, account, duration, a transport fault. With tracing on (`engine/tracing.py`) the request
+is a server span, current while it runs. The request's `Observed` is current while it runs
+(`core/observed.py`): the journal (`journal.py`), closing the request, notes on it what the
+steps below decided (its account, request id, the scenario rule that answered it, whether a
+rate limit refused it), and this middleware the route that served it. The sandbox's own
+requests (a durable log's replay, a trigger recipe's calls: `web/adapter.py` `own_requests`)
+pass through uncounted and untraced: a replay is no client's, and a trigger's calls are part
+of the trigger's request (their rules' hits count as its hits).
 
 Health checks and metrics scrapes are not counted. Control-plane and inspector requests are,
 under their route templates (`/_mock/clock`, `/_mock/ui/requests`), with account `none`.
@@ -29,28 +30,29 @@ from starlette.routing import BaseRoute, Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.core.errors import ApiError
-from mockserver.core.observed import NotCounted, Observed, current, enter, leave
+from mockserver.core.observed import CURRENT, NotCounted, Observed
 from mockserver.domain.auth import bearer_of
 from mockserver.engine.control_plane.call import check_admin_token, given_admin_token
+from mockserver.engine.control_plane.health import HEALTH, health
 from mockserver.engine.envelope import render_error
-from mockserver.engine.journal import RequestState
 from mockserver.engine.metrics import CONTENT_TYPE, Metrics
 from mockserver.engine.request import Request, Response, request_of
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.tracing import start
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import is_own, send_response
+from mockserver.web.adapter import OWN_REQUEST, send_response
 
 METRICS = "/_mock/metrics"
 NOT_COUNTED = NotCounted()
 
 
 class Observe:
-    """Answers a metrics scrape; counts and traces every other request."""
+    """Answers a health check and a metrics scrape; counts and traces every other request."""
 
     def __init__(self, app: ASGIApp, sandbox: SandboxState) -> None:
         self.app = app
         self.sandbox = sandbox
+        self.live = sandbox.live  # the watched seed, if any
         settings = sandbox.settings
         self.metrics = Metrics(sandbox) if settings.metrics and settings.admin else None
         self.tracing = start(os.environ)
@@ -59,18 +61,25 @@ class Observe:
         self.on = self.metrics is not None or self.tracing is not None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not self.on or scope["type"] != "http" or is_own(scope):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         method: str = scope["method"]
+        if scope["path"] == HEALTH and method in ("GET", "HEAD"):
+            live = self.live
+            await send_response(health(None if live is None else live.seed_error), send)
+            return
+        if not self.on or OWN_REQUEST in scope.get("state", ()):  # the sandbox's own request
+            await self.app(scope, receive, send)
+            return
         metrics = self.metrics
         if metrics is not None and scope["path"] == METRICS and method in ("GET", "HEAD"):
             await send_response(self.scrape(metrics, request_of(scope)), send)
             return
-        observed = metrics.observed() if metrics is not None else Observed(NOT_COUNTED)
+        observed = Observed(NOT_COUNTED if metrics is None else metrics)
         tracing = self.tracing
         span = None if tracing is None else tracing.request(method, scope["headers"], observed)
-        token = enter(observed)
+        token = CURRENT.set(observed)
         status: int | None = None
         started = perf_counter()
 
@@ -89,9 +98,8 @@ class Observe:
             status = faulted.response.status if fault.committed else None
             raise
         finally:
-            leave(token)
-            if observed.route is None:
-                observed.route = _documented(_template(scope, method))
+            CURRENT.reset(token)
+            observed.route = _documented(_route(scope, method))
             if span is not None:
                 span.end(method, status, observed)
             if metrics is not None and (status is not None or observed.fault is not None):
@@ -131,9 +139,15 @@ def _written(template: str) -> str:
     return _PARAMETER.sub("{id}", template)
 
 
-def _template(scope: Scope, method: str) -> str | None:
-    """The template of the route that serves the request's path (for an answer given before
-    any route ran: a refusal, a scenario's), or None."""
+def _route(scope: Scope, method: str) -> str | None:
+    """The template of the route that served the request, or (for an answer given before any
+    route ran: a refusal, a scenario's; or a durable sandbox's, which ran on a scope of its own)
+    of the route that serves its path, or None."""
+    route = scope.get("route")
+    if route is not None and not isinstance(route, Mount):  # a mount's: none of its routes
+        root: str = scope.get("root_path", "")
+        template: str = route.path
+        return root[len(scope.get("app_root_path", root)) :] + template
     app = scope.get("app")
     if app is None:
         return None
@@ -160,42 +174,3 @@ def _matching(routes: list[BaseRoute], probe: Scope, prefix: str) -> str | None:
             return template
         partial = partial or template
     return partial
-
-
-class Noted:
-    """Notes what the steps below decided on the current request's `Observed`."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        observed = current()
-        if observed is None or scope["type"] != "http" or is_own(scope):
-            await self.app(scope, receive, send)
-            return
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            _note(scope, observed)
-
-
-def _note(scope: Scope, observed: Observed) -> None:
-    state: RequestState = scope["state"]["request"]
-    route = scope.get("route")
-    template = None
-    if route is not None and not isinstance(route, Mount):  # a mount's: none of its routes
-        root: str = scope.get("root_path", "")
-        template = root[len(scope.get("app_root_path", root)) :] + route.path
-    observed.route = _documented(template)
-    principal = state.principal
-    if principal is not None:
-        observed.account = principal.account_id
-    else:
-        sandbox: SandboxState = scope["state"]["sandbox"]
-        observed.account = sandbox.account
-    observed.request_id = state.request_id
-    observed.rule = state.rule
-    refusal = state.explain
-    if refusal is not None and refusal[3] == 429:
-        reason = refusal[0]
-        observed.rate_limited = reason is None or reason.get("check") == "rate_limit"
