@@ -26,7 +26,6 @@ from mockserver.web.control import control_mount
 from mockserver.web.inspector import inspector_routes
 from mockserver.web.middleware.authentication import AccountSandbox, Authentication
 from mockserver.web.middleware.body_timeout import BodyTimeout
-from mockserver.web.middleware.control_guard import ControlGuard
 from mockserver.web.middleware.durable_log import DurableLog
 from mockserver.web.middleware.errors import Errors
 from mockserver.web.middleware.idempotency import Idempotency
@@ -57,7 +56,6 @@ def middleware(sandbox: SandboxState) -> list[Middleware]:
         *([Middleware(DurableLog, durability=durable)] if durable is not None else []),
         Middleware(AccountSandbox, sandbox=sandbox),
         Middleware(RequestJournal),
-        Middleware(ControlGuard),
         Middleware(Authentication),
         Middleware(Idempotency),
         Middleware(Errors),

@@ -4,8 +4,8 @@ the `ControlCall` of its request once the admin token (when one is set) is check
 server's endpoints an account has too, under `/_mock/accounts/{account_id}`, run on that
 account's sandbox (404 for no such account, 409 for a seeded one).
 
-The guard against web pages is a middleware (`middleware/control_guard.py`): it has refused a
-request before it gets here.
+The guard against web pages is the authentication middleware's (`middleware/authentication.py`):
+it has refused a request before it gets here.
 
 `/_mock/mcp` is the MCP server (`mockserver.agents`), an ASGI app of the optional `mcp` extra:
 its SDK is imported on the first MCP request, never before; without the extra the path is 404

@@ -26,6 +26,12 @@ A host is also trusted when it is the server's own address as the server reports
 (`Request.server`): over a socket, the IP address the connection came in on, which a rebound
 name never is; for an in-process client (httpx's ASGITransport), the host of its base URL
 (`http://mock`), where no DNS is involved, so in-process clients work whatever their base URL.
+
+Whatever the token, every answer to an inspector URL (`/_mock/ui`: its pages, redirects,
+static files, and the envelopes of its errors and of this guard's refusals) forbids framing
+(`NO_FRAMING`), so no page can show the inspector inside its own and have a visitor's disguised
+click press its buttons (which would send the inspector's own origin and pass every check
+above).
 """
 
 from __future__ import annotations
@@ -35,7 +41,19 @@ import re
 from collections.abc import Callable
 
 from mockserver.core.errors import PermissionDenied
-from mockserver.engine.request import Request
+from mockserver.engine.request import HeaderLines, Request
+
+# Both spellings: X-Frame-Options for every browser, the CSP directive that supersedes it.
+NO_FRAMING: HeaderLines = [
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+]
+
+
+def unframeable(headers: HeaderLines) -> HeaderLines:
+    """`headers`, then those that forbid showing the answer in a frame."""
+    return [*headers, *NO_FRAMING]
+
 
 _NAME = r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]+)"  # an IP literal or a reg-name
 _HOST = re.compile(rf"(?P<name>{_NAME})(?::[0-9]*)?")

@@ -8,7 +8,7 @@ own origin (its `Origin` header, which browsers send on POSTs, names the same ho
 site open in the same browser cannot press the inspector's buttons. With no token, the engine's
 browser guard (`control_plane/origin_guard.py`) has already refused any page or form request
 whose `Origin` or `Host` is not loopback, or that the browser marks `Sec-Fetch-Site:
-cross-site`. Whatever the token, no answer may be shown in a frame (`ControlGuard` adds the
+cross-site`. Whatever the token, no answer may be shown in a frame (`Authentication` adds the
 headers to every answer to `/_mock/ui`).
 """
 

@@ -6,7 +6,11 @@ server's (`engine/accounts/sandboxes.py`); `/_mock` requests are the server's. T
 `scope["state"]["sandbox"]`: every step below takes it from there, so an account's request runs
 on its own store, clock, id streams, scenarios and share of the journal.
 
-`Authentication` (after the journal opened the entry, for API requests only): two
+`Authentication` (after the journal opened the entry). A `/_mock` request has no caller and no
+rate limit: with no admin token, one a web page could send (a foreign `Origin`, a `Host` that is
+not loopback, `Sec-Fetch-Site: cross-site`: `engine/control_plane/origin_guard.py`) is 403
+before anything reads it, and every answer to an inspector URL (`/_mock/ui`) forbids framing;
+the admin token itself is checked by the control plane's routes. For an API request: two
 `Authorization` headers are 401; the credential is resolved once (the caller, on the request's
 state; an API key's caller is remembered while its key is unchanged); the request counts in
 its rate-limit window (429 past it, or in a scenario's forced burst); then the query string's
@@ -27,9 +31,11 @@ from mockserver.core.errors import ApiError, BadRequest
 from mockserver.domain.auth import Principal, credential_headers
 from mockserver.domain.models import ApiKey
 from mockserver.domain.ratelimit import forced_refusal
+from mockserver.engine.control_plane.origin_guard import unframeable
 from mockserver.engine.journal import RequestState
-from mockserver.engine.request import CONTROL_PLANE, asgi_header_lines, routed_region
+from mockserver.engine.request import CONTROL_PLANE, INSPECTOR, asgi_header_lines, routed_region
 from mockserver.engine.sandbox import SandboxState
+from mockserver.web.adapter import call_editing
 from mockserver.web.middleware.errors import refuse
 
 # Routes that take no bearer credential: always limited by client address.
@@ -63,7 +69,8 @@ class AccountSandbox:
 
 
 class Authentication:
-    """Resolves the caller, counts the request, checks its query and routes it to a region."""
+    """Guards the control plane; resolves an API request's caller and counts it; checks the
+    query and routes the request to its region."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -75,8 +82,11 @@ class Authentication:
         state: RequestState = scope["state"]["request"]
         sandbox: SandboxState = scope["state"]["sandbox"]
         path = state.path
-        if path.startswith(CONTROL_PLANE):  # no caller, no rate limit: the query and region
-            await self._routed(scope, receive, send, state, sandbox)
+        if path == INSPECTOR or path.startswith(f"{INSPECTOR}/"):
+            await call_editing(self._guarded, scope, receive, send, unframeable)
+            return
+        if path.startswith(CONTROL_PLANE):
+            await self._guarded(scope, receive, send)
             return
         request = state.request
         try:
@@ -103,6 +113,20 @@ class Authentication:
         state.rate_headers = rate_headers  # every answer from here on carries them
         if keys and request.method == "POST" and not path.startswith(_NOT_IDEMPOTENT):
             state.idempotency_keys = keys
+        await self._routed(scope, receive, send, state, sandbox)
+
+    async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A control-plane request: refused when the sandbox's guard says so, else its query
+        and region checked, and passed on."""
+        sandbox: SandboxState = scope["state"]["sandbox"]
+        state: RequestState = scope["state"]["request"]
+        guard = sandbox.control_guard
+        if guard is not None:
+            try:
+                guard(state.request)
+            except Exception as error:
+                await refuse(sandbox, state, error, send)
+                return
         await self._routed(scope, receive, send, state, sandbox)
 
     async def _routed(
