@@ -16,7 +16,7 @@ The web layer (`mockserver.web.app.create_app`) builds one sandbox and serves it
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import AbstractAsyncContextManager
 from functools import partial
 from pathlib import Path
@@ -179,14 +179,12 @@ class SandboxState:
             reference_time=int(clock.now()),
         )
         store = Store(seed, clock, random_seed, loader=load_world, streams=f"{account.id}/")
-        webhooks, scenarios = _engines(store, settings, server.scenarios.scenarios_dir)
-        webhooks.share_clients(server.webhooks)  # closed with the server's
         # a scenario written for the default seed acts, and matches, with this account's keys
-        scenarios.key_binding = {
-            DEFAULT_KEY: made.full.key,
-            DEFAULT_READONLY_KEY: made.readonly.key,
-        }
-        scenarios.where = f"account {account.id}"
+        binding = {DEFAULT_KEY: made.full.key, DEFAULT_READONLY_KEY: made.readonly.key}
+        webhooks, scenarios = _engines(
+            store, settings, server.scenarios.scenarios_dir, binding, f"account {account.id}"
+        )
+        webhooks.share_clients(server.webhooks)  # closed with the server's
         journal = AccountJournal(server.journal, account.id)
         store.reset_hooks.append(journal.clear)
         return cls(
@@ -239,11 +237,16 @@ class SandboxState:
 
 
 def _engines(
-    store: Store, settings: Settings, scenarios_dir: Path | None
+    store: Store,
+    settings: Settings,
+    scenarios_dir: Path | None,
+    key_binding: dict[str, str] | None = None,
+    where: str = "the seed",
 ) -> tuple[DeliveryEngine, ScenarioEngine]:
     """The store's limits as the settings say, and its webhook and scenario engines, each
     handed the other's part it calls: the scenarios' webhook faults, the webhook engine's way
-    to add a scenario's endpoint."""
+    to add a scenario's endpoint and the endpoints it has. `key_binding` and `where`: an
+    account sandbox's (`ScenarioEngine`)."""
     store.rate_limits.enforce = settings.rate_limit  # --no-rate-limit: headers, no refusals
     store.idempotency.capacity = settings.idempotency_records
 
@@ -252,7 +255,17 @@ def _engines(
         # other, and the webhook engine is built second, with the scenarios' faults.
         webhooks.scenario_endpoint(world, spec, now)
 
-    scenarios = ScenarioEngine(store, scenarios_dir, webhook_setup=add_endpoint)
+    def endpoint_ids() -> Iterator[str]:
+        return (e for book in webhooks.books.values() for e in book.endpoints)
+
+    scenarios = ScenarioEngine(
+        store,
+        scenarios_dir,
+        webhook_setup=add_endpoint,
+        endpoint_ids=endpoint_ids,
+        key_binding=key_binding,
+        where=where,
+    )
     webhooks = DeliveryEngine(
         store,
         timeout=settings.webhook_timeout,
@@ -261,5 +274,4 @@ def _engines(
         journal_size=settings.webhook_journal_size,
         faults=scenarios.webhook_fault,
     )
-    scenarios.endpoint_ids = lambda: (e for book in webhooks.books.values() for e in book.endpoints)
     return webhooks, scenarios

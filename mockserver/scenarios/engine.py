@@ -101,9 +101,17 @@ class ScenarioEngine:
         store: Store,
         scenarios_dir: Path | None = None,
         webhook_setup: WebhookSetup | None = None,
+        *,
+        endpoint_ids: Callable[[], Iterable[str]] | None = None,
+        key_binding: dict[str, str] | None = None,
+        where: str = "the seed",
     ) -> None:
         """`webhook_setup`: what a scenario's `add_webhook_endpoint` calls (none: it is
-        refused)."""
+        refused). `endpoint_ids`: the webhook endpoints the sandbox has now (the webhooks
+        engine's), beside the seed's: a fault naming one made through the API is not warned
+        about. `key_binding`: an account sandbox's keys for the default seed's (`binding.py`),
+        so a scenario written for the seed acts, and matches, with the account's keys (empty
+        for the server's). `where`: what warnings call this sandbox."""
         self.store = store
         self.scenarios_dir = scenarios_dir
         self.loaded: list[Loaded] = []
@@ -119,13 +127,9 @@ class ScenarioEngine:
         self.pending_webhooks: list[dict[str, Any]] = []
         self.timeline_errors: list[str] = []
         self.webhook_setup = webhook_setup
-        # An account sandbox's keys for the default seed's (`binding.py`): a scenario written
-        # for the seed acts, and matches, with the account's keys. Empty for the server's.
-        self.key_binding: dict[str, str] = {}
-        self.where = "the seed"  # what warnings call this sandbox
-        # The webhook endpoints the sandbox has now (set by the webhooks feature), beside the
-        # seed's: a fault naming one made through the API is not warned about.
-        self.endpoint_ids: Callable[[], Iterable[str]] | None = None
+        self.key_binding = key_binding or {}
+        self.where = where
+        self.endpoint_ids = endpoint_ids
         # The keys of the accounts made through the control plane (the server's engine: its
         # rules apply to their requests too), beside the store's own.
         self.account_keys: Callable[[], Iterable[str]] | None = None
