@@ -2,7 +2,8 @@
 starts every test using it.
 
 The plugin imports this module when a session first uses a fixture (plugin.py), so the app,
-Starlette, httpx and uvicorn are imported here, at the top, and not by every pytest run. The
+Starlette and httpx are imported here, at the top, and not by every pytest run; uvicorn and the
+live server (testing/live.py) when the session first serves the app over a socket. The
 session's mock is built with the cyclic collector paused, and what is alive then is frozen
 until the session ends (session_heap.py). `--mockserver-url` uses a running server instead
 (`RemoteSession`, remote_session.py: the same methods, without importing the app).
@@ -21,7 +22,6 @@ from mockserver.core.config import Settings
 from mockserver.testing.account import MockAccount, account_name
 from mockserver.testing.controls import unused_rules
 from mockserver.testing.inprocess import InProcessTransport
-from mockserver.testing.live import LiveServer
 from mockserver.testing.mock_client import MockClient
 from mockserver.testing.server import FULL_KEY, MockServer, load_marked
 from mockserver.testing.session_heap import SessionHeap
@@ -74,6 +74,11 @@ class LocalSession:
         handle = self._servers.get(tls)
         if handle is None:
             with self.heap.building():
+                # uvicorn and what serves the app over a socket: imported by the session's
+                # first live server (`mock_server`, a scenario, an account), so a session of
+                # `mock_client` only does not pay for them.
+                from mockserver.testing.live import LiveServer
+
                 server = LiveServer(self.app, tls=tls).start()
             handle = self._servers[tls] = MockServer(server)
         return handle
