@@ -27,6 +27,7 @@ from mockserver.core.config import (
     Settings,
 )
 from mockserver.core.version import __version__
+from mockserver.serving.certs import TlsFiles, make_test_certs, user_certs
 from mockserver.serving.console import (
     Console,
     StartUp,
@@ -41,8 +42,6 @@ from mockserver.web.app import create_app
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
-
-    from mockserver.serving.certs import TlsFiles
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 CANNOT_LISTEN = 3  # the exit status when the address and port cannot be bound
@@ -366,10 +365,8 @@ def _tls_mistake(args: argparse.Namespace) -> str | None:
 def _tls_files(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> TlsFiles | None:
     """The user's certificate, or a new test CA and certificate (in --tls-dir, else in a temporary
     folder removed at exit), or None for plain HTTP."""
-    from mockserver.serving import certs
-
     if args.tls_cert is not None:
-        return certs.user_certs(args.tls_cert, args.tls_key)
+        return user_certs(args.tls_cert, args.tls_key)
     if not (args.tls or args.tls_dir):
         return None
     directory = args.tls_dir
@@ -377,7 +374,7 @@ def _tls_files(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> TlsFi
         directory = Path(
             cleanup.enter_context(tempfile.TemporaryDirectory(prefix="mockserver-tls-"))
         )
-    return certs.make_test_certs(directory)
+    return make_test_certs(directory)
 
 
 def _start_up(app: Starlette, sockets: list[socket.socket], tls: TlsFiles | None) -> StartUp:

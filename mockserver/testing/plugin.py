@@ -28,8 +28,10 @@ Every pytest session of an environment with mockserver installed imports this mo
 or not it uses a fixture, so it holds the hooks and the fixtures and imports nothing heavy. The
 session fixture imports what opens the session's mock when a test first uses one: the app with
 what serves it (testing/session.py), or, with `--mockserver-url`, a running server's client
-(testing/remote_session.py), which needs no app. The per-test fixtures call that session's
-methods. (tests/e2e/test_plugin_import.py keeps the import cheap.)
+(testing/remote_session.py), which needs no app. The app's modules are imported, as the app is
+built, with the cyclic collector paused (testing/session_heap.py, which imports only `gc`). The
+per-test fixtures call that session's methods. (tests/e2e/test_plugin_import.py keeps the
+import cheap.)
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import pytest
 
 from mockserver.core.config import Settings
+from mockserver.testing.session_heap import SessionHeap
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -101,9 +104,12 @@ def _mock_session(request: pytest.FixtureRequest) -> Iterator[Session]:
 
         mock = RemoteSession(url, os.environ.get("MOCKSERVER_ADMIN_TOKEN") or None)
     else:
-        from mockserver.testing.session import LocalSession
+        # The app's modules are made with the collector paused and frozen, as the app is.
+        heap = SessionHeap()
+        with heap.building():
+            from mockserver.testing.session import LocalSession
 
-        mock = LocalSession.build(request.config)
+            mock = LocalSession.build(request.config, heap)
     request.config.stash[_SESSION] = mock
     # The servers' shutdown goes on while pytest reports, and is waited for at its very end,
     # before the process may exit.

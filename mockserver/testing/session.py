@@ -2,10 +2,12 @@
 starts every test using it.
 
 The plugin imports this module when a session first uses a fixture (plugin.py), so the app,
-Starlette, httpx and uvicorn are imported here, at the top, and not by every pytest run. The
-session's mock is built with the cyclic collector paused, and what is alive then is frozen
-until the session ends (session_heap.py). `--mockserver-url` uses a running server instead
-(`RemoteSession`, remote_session.py: the same methods, without importing the app).
+Starlette and httpx are imported here, at the top, and not by every pytest run; uvicorn and the
+live server (testing/live.py) when the session first serves the app over a socket. This
+module is imported, and the session's mock built, with the cyclic collector paused, and what is
+alive then is frozen until the session ends (session_heap.py). `--mockserver-url` uses a
+running server instead (`RemoteSession`, remote_session.py: the same methods, without
+importing the app).
 """
 
 from __future__ import annotations
@@ -21,10 +23,8 @@ from mockserver.core.config import Settings
 from mockserver.testing.account import MockAccount, account_name
 from mockserver.testing.controls import unused_rules
 from mockserver.testing.inprocess import InProcessTransport
-from mockserver.testing.live import LiveServer
 from mockserver.testing.mock_client import MockClient
 from mockserver.testing.server import FULL_KEY, MockServer, load_marked
-from mockserver.testing.session_heap import SessionHeap
 from mockserver.testing.verification import JOURNAL_SHOWN, journal_section
 from mockserver.web.app import create_app
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from mockserver.domain.store import Store
     from mockserver.engine.control import Control
+    from mockserver.testing.session_heap import SessionHeap
 
 
 def _create_app(config: pytest.Config) -> Starlette:
@@ -62,18 +63,22 @@ class LocalSession:
         self._test: pytest.Item | None = None  # the test the mock was last made fresh for
 
     @classmethod
-    def build(cls, config: pytest.Config) -> LocalSession:
-        """The session's mock, built from the options, with the collector paused."""
-        heap = SessionHeap()
-        with heap.building():
-            app = _create_app(config)
-        return cls(app, heap)
+    def build(cls, config: pytest.Config, heap: SessionHeap) -> LocalSession:
+        """The session's mock, built from the options. The plugin imports this module and
+        calls this within `heap.building()`: the app's modules and the app itself are made
+        with the collector paused, and frozen once made."""
+        return cls(_create_app(config), heap)
 
     def server(self, *, tls: bool) -> MockServer:
         """The live server, over HTTPS with `tls`; started on first use."""
         handle = self._servers.get(tls)
         if handle is None:
             with self.heap.building():
+                # uvicorn and what serves the app over a socket: imported by the session's
+                # first live server (`mock_server`, a scenario, an account), so a session of
+                # `mock_client` only does not pay for them.
+                from mockserver.testing.live import LiveServer
+
                 server = LiveServer(self.app, tls=tls).start()
             handle = self._servers[tls] = MockServer(server)
         return handle

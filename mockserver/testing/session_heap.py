@@ -2,8 +2,9 @@
 collector paused and then frozen (Python's `gc.freeze`), so no collection during a test walks it;
 the session's end thaws it (`gc.unfreeze`), and the process ends as it would have.
 
-Building the app and starting what serves it imports a hundred modules and makes the seeded
-state: hundreds of thousands of objects that live until the session ends. With the collector
+Importing the app's modules (the plugin imports testing/session.py inside `building`), building
+the app and starting what serves it make a hundred and more modules and the seeded state:
+hundreds of thousands of objects that live until the session ends. With the collector
 running, they set off young collections while they are made and a full collection soon after,
 each walking everything the process holds (pytest's, the test suite's and the mock's); every
 later full collection walks them again, a good part of what the first test using

@@ -1,8 +1,9 @@
-"""The plugin builds the session's mock with the collector paused and freezes what is alive then
-(mockserver/testing/session_heap.py): while the session runs the freeze holds and the collector
-is on, garbage a test makes is reclaimed, and the session's end thaws everything. A process that
-froze objects itself, or turned the collector off, keeps things as it set them. Each case is a
-small suite run by pytester in a fresh process: the collector's state is process-wide."""
+"""The plugin imports the app's modules and builds the session's mock with the collector paused,
+and freezes what is alive then (mockserver/testing/session_heap.py): while the session runs the
+freeze holds and the collector is on, garbage a test makes is reclaimed, and the session's end
+thaws everything. A process that froze objects itself, or turned the collector off, keeps things
+as it set them. Each case is a small suite run by pytester in a fresh process: the collector's
+state is process-wide."""
 
 from __future__ import annotations
 
@@ -102,3 +103,42 @@ def test_still_off(mock_client, mock_server):
     result = _run(pytester)
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["AT EXIT: frozen=0 enabled=False"])
+
+
+def test_the_app_s_modules_are_imported_with_the_collector_paused(
+    pytester: pytest.Pytester,
+) -> None:
+    # A collection that starts while the session's module is half imported (its LocalSession
+    # not defined yet) is one the import of the app's modules set off.
+    pytester.makeconftest(
+        """
+import gc
+import sys
+
+DURING_IMPORT = []
+
+
+def _seen(phase, info):
+    session = sys.modules.get("mockserver.testing.session")
+    if phase == "start" and session is not None and not hasattr(session, "LocalSession"):
+        DURING_IMPORT.append(info["generation"])
+
+
+gc.callbacks.append(_seen)
+"""
+    )
+    pytester.makepyfile(
+        test_import="""
+import sys
+
+from conftest import DURING_IMPORT
+
+
+def test_no_collection_while_the_app_is_imported(mock_client):
+    assert mock_client.get("/v1/whoami").status_code == 200
+    assert "mockserver.web.app" in sys.modules
+    assert DURING_IMPORT == []
+"""
+    )
+    result = _run(pytester)
+    result.assert_outcomes(passed=1)

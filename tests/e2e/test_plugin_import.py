@@ -85,6 +85,32 @@ def test_the_first_fixture_builds_the_app(mock_client):
     result.assert_outcomes(passed=2)
 
 
+def test_a_session_imports_uvicorn_with_its_first_live_server(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makepyfile(
+        test_live_later=LOADED
+        + """
+def test_the_in_process_client_serves_no_socket(mock_client):
+    assert mock_client.get("/v1/whoami").status_code == 200
+    assert not [name for name in loaded() if name.startswith(("uvicorn", "mockserver.serving."))
+        and name != "mockserver.serving.asgi"]
+    assert "mockserver.testing.live" not in loaded()
+
+
+def test_the_live_server_comes_with_uvicorn(mock_server):
+    with mock_server.client() as api:
+        assert api.get("/whoami").status_code == 200
+    assert {"uvicorn", "mockserver.testing.live"} <= set(loaded())
+"""
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "mockserver.testing.plugin", "-p", "no:cacheprovider"
+    )
+    result.assert_outcomes(passed=2)
+
+
 def test_a_running_server_s_session_imports_no_app(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
