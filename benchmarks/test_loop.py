@@ -55,7 +55,7 @@ SUITES = {
     "mock_server": (
         "def test_get(mock_server):\n"
         "    with mock_server.client() as api:\n"
-        '        assert api.get("/documents/doc_mock_draft").status_code == 200\n'
+        '        assert api.get("/v1/documents/doc_mock_draft").status_code == 200\n'
     ),
 }
 BARE = "bare"
