@@ -8,6 +8,7 @@ scenarios through the handle too, so a refused scenario is `ScenarioRefused` fro
 
 from __future__ import annotations
 
+import ssl
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -22,8 +23,6 @@ from mockserver.testing.controls import Controls
 from mockserver.testing.root_client import RootClient
 
 if TYPE_CHECKING:
-    import ssl
-
     from starlette.applications import Starlette
 
     from mockserver.domain.store import Store
@@ -127,7 +126,12 @@ class MockServer(Controls):
         self.api_key = api_key
         self._admin_token = admin_token  # a running server's (`--mockserver-url`)
         self._shared = shared  # a server others use too: nothing resets it
-        self._tls: ssl.SSLContext | None = server.client_context() if server.tls else None
+        # What the clients of this server trust: its test CA with TLS; over plain HTTP nothing
+        # (an empty trust store): they reach the server without TLS, so no client loads the
+        # system's CA bundle for it, and an `https://` URL given to one fails verification
+        # rather than being trusted.
+        context = server.client_context() if server.tls else None
+        self._verify = context or ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         # One control-plane client for the session, made by the first control call: building
         # one is costly, and many tests make none.
         self._admin_client: httpx.Client | None = None
@@ -169,11 +173,6 @@ class MockServer(Controls):
         authenticated with a key; a path from `/v1` is deprecated (`root_client.py`)."""
         headers = {"Authorization": f"Bearer {api_key or self.api_key}"}
         return RootClient(base_url=self.url, headers=headers, verify=self._verify, **kwargs)
-
-    @property
-    def _verify(self) -> ssl.SSLContext | bool:
-        """What the clients of this server verify with: its CA with TLS, else httpx's default."""
-        return True if self._tls is None else self._tls
 
     @property
     def _admin(self) -> httpx.Client:
