@@ -170,9 +170,11 @@ class MockServer(Controls):
 
     def client(self, api_key: str | None = None, **kwargs: Any) -> httpx.Client:
         """An httpx client on the server's root (`url`) over the socket, as `mock_client` is,
-        authenticated with a key; a path from `/v1` is deprecated (`root_client.py`)."""
+        authenticated with a key; a path from `/v1` is deprecated (`root_client.py`). Other
+        keyword arguments are httpx's (`verify=` replaces the server's trust)."""
         headers = {"Authorization": f"Bearer {api_key or self.api_key}"}
-        return RootClient(base_url=self.url, headers=headers, verify=self._verify, **kwargs)
+        kwargs.setdefault("verify", self._verify)
+        return RootClient(base_url=self.url, headers=headers, **kwargs)
 
     @property
     def _admin(self) -> httpx.Client:

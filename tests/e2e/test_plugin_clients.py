@@ -27,6 +27,11 @@ def test_trust_env_still_reaches_httpx(mock_server):
         assert client.get("/v1/whoami").status_code == 200
 
 
+def test_verify_given_replaces_the_server_s_trust(mock_server):
+    with mock_server.client(verify=False) as client:
+        assert client.get("/v1/whoami").status_code == 200
+
+
 @pytest.mark.mock_server(tls=True)
 def test_a_tls_server_s_clients_trust_its_ca(mock_server):
     with mock_server.client() as client:
@@ -46,4 +51,4 @@ def test_a_plain_http_server_s_clients_trust_no_certificate(mock_server):
 def test_clients_of_the_live_server(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_consumer=CONSUMER)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=5)
