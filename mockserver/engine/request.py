@@ -306,6 +306,19 @@ def asgi_header_lines(headers: Any) -> HeaderLines:
     return [(bytes(name), bytes(value)) for name, value in headers]
 
 
+# `scope["state"]` of a request the sandbox makes itself (`web/adapter.py` `own_requests`): a
+# trigger recipe's call, a durable log's record replayed, a watched file's reload. The log takes
+# it as part of the input that is running, the metrics count it as no client's, and a transport
+# fault it meets is its caller's to read, not a connection's to act out.
+OWN_REQUEST = "own_request"
+
+
+def is_own(scope: Mapping[str, Any]) -> bool:
+    """Whether `scope` is a request the sandbox makes itself (see `OWN_REQUEST`)."""
+    state = scope.get("state")
+    return state is not None and OWN_REQUEST in state
+
+
 def request_of(scope: Mapping[str, Any]) -> Request:
     """The sandbox's request for an ASGI HTTP scope (its body read apart)."""
     client = scope.get("client")

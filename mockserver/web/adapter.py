@@ -12,6 +12,7 @@ from collections.abc import Callable
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mockserver.engine.request import (
+    OWN_REQUEST,
     HeaderLines,
     Request,
     Response,
@@ -101,12 +102,6 @@ async def answer(app: ASGIApp, request: Request) -> Response:
     return await capture(app, scope_of(request), receive_once(request.body))
 
 
-# `scope["state"]` of a request the sandbox makes itself: a trigger recipe's call, or a durable
-# log's record replayed. The log takes it as part of the input that is running, and a transport
-# fault it meets is its caller's to read, not a connection's to act out.
-OWN_REQUEST = "own_request"
-
-
 def own_requests(app: ASGIApp) -> Serve:
     """The way the sandbox's own requests enter `app`: the whole stack, each marked
     `OWN_REQUEST`."""
@@ -118,12 +113,6 @@ def own_requests(app: ASGIApp) -> Serve:
         return await capture(app, scope, receive_once(request.body))
 
     return serve
-
-
-def is_own(scope: Scope) -> bool:
-    """Whether `scope` is a request the sandbox makes itself (see `OWN_REQUEST`)."""
-    state = scope.get("state")
-    return state is not None and OWN_REQUEST in state
 
 
 async def send_answer(response: Response, send: Send) -> None:

@@ -20,10 +20,11 @@ from mockserver.engine.request import (
     Request,
     Response,
     body_reader,
+    is_own,
     request_of,
 )
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import capture, is_own, receive_once, scope_of, send_response
+from mockserver.web.adapter import capture, receive_once, scope_of, send_response
 
 
 class DurableLog:

@@ -29,11 +29,11 @@ from mockserver.engine.request import (
     HeaderLines,
     Response,
     body_reader,
+    is_own,
     request_of,
 )
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import OWN_REQUEST
 
 
 class RequestJournal:
@@ -47,9 +47,9 @@ class RequestJournal:
             await self.app(scope, receive, send)
             return
         sandbox: SandboxState = scope["state"]["sandbox"]
-        observed = None if OWN_REQUEST in scope["state"] else CURRENT.get()
         store = sandbox.store
         path_region, path = _split_region(scope["path"])
+        observed = None if is_own(scope) else CURRENT.get()  # a client's request's
         request = request_of(scope)
         reader = body_reader(receive)
         control = path.startswith(CONTROL_PLANE)

@@ -36,11 +36,11 @@ from mockserver.engine.control_plane.call import check_admin_token, given_admin_
 from mockserver.engine.control_plane.health import HEALTH, health
 from mockserver.engine.envelope import render_error
 from mockserver.engine.metrics import CONTENT_TYPE, Metrics
-from mockserver.engine.request import Request, Response, request_of
+from mockserver.engine.request import Request, Response, is_own, request_of
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.tracing import start
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import OWN_REQUEST, send_response
+from mockserver.web.adapter import send_response
 
 METRICS = "/_mock/metrics"
 NOT_COUNTED = NotCounted()
@@ -69,7 +69,7 @@ class Observe:
             live = self.live
             await send_response(health(None if live is None else live.seed_error), send)
             return
-        if not self.on or OWN_REQUEST in scope.get("state", ()):  # the sandbox's own request
+        if not self.on or is_own(scope):
             await self.app(scope, receive, send)
             return
         metrics = self.metrics

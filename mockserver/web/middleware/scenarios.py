@@ -33,10 +33,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mockserver.core import connections
 from mockserver.engine.faults import apply_rules
 from mockserver.engine.journal import RequestState
-from mockserver.engine.request import Response, TransportFault
+from mockserver.engine.request import Response, TransportFault, is_own
 from mockserver.engine.sandbox import SandboxState
 from mockserver.engine.transport_error import TransportFaultError
-from mockserver.web.adapter import capture, is_own, send_answer
+from mockserver.web.adapter import capture, send_answer
 
 
 class Scenarios:
