@@ -62,14 +62,23 @@ def test_importing_the_plugin_after_pytest_imports_nothing_heavy() -> None:
     assert done.stdout.strip() == "[]"
 
 
+def run_with_only_our_plugin(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tests: str, *options: str
+) -> pytest.RunResult:
+    """Run `tests` (with `loaded()` beside them) in a new pytest process with only our plugin:
+    others installed here (respx, schemathesis) import httpx themselves."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("MOCKSERVER_URL", raising=False)
+    pytester.makepyfile(test_consumer=LOADED + tests)
+    return pytester.runpytest_subprocess(
+        "-p", "mockserver.testing.plugin", "-p", "no:cacheprovider", *options
+    )
+
+
 def test_a_session_builds_the_app_on_a_fixture_s_first_use(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Only our plugin: others installed here (respx, schemathesis) import httpx themselves.
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    pytester.makepyfile(
-        test_first_use=LOADED
-        + """
+    tests = """
 def test_collected_and_running_with_nothing_heavy():
     assert loaded() == []
 
@@ -78,20 +87,13 @@ def test_the_first_fixture_builds_the_app(mock_client):
     assert mock_client.get("/v1/whoami").status_code == 200
     assert "mockserver.web.app" in loaded()
 """
-    )
-    result = pytester.runpytest_subprocess(
-        "-p", "mockserver.testing.plugin", "-p", "no:cacheprovider"
-    )
-    result.assert_outcomes(passed=2)
+    run_with_only_our_plugin(pytester, monkeypatch, tests).assert_outcomes(passed=2)
 
 
 def test_a_session_imports_uvicorn_with_its_first_live_server(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    pytester.makepyfile(
-        test_live_later=LOADED
-        + """
+    tests = """
 def test_the_in_process_client_serves_no_socket(mock_client):
     assert mock_client.get("/v1/whoami").status_code == 200
     assert not [name for name in loaded() if name.startswith(("uvicorn", "mockserver.serving."))
@@ -101,35 +103,19 @@ def test_the_in_process_client_serves_no_socket(mock_client):
 
 def test_the_live_server_comes_with_uvicorn(mock_server):
     with mock_server.client() as api:
-        assert api.get("/whoami").status_code == 200
+        assert api.get("/v1/whoami").status_code == 200
     assert {"uvicorn", "mockserver.testing.live"} <= set(loaded())
 """
-    )
-    result = pytester.runpytest_subprocess(
-        "-p", "mockserver.testing.plugin", "-p", "no:cacheprovider"
-    )
-    result.assert_outcomes(passed=2)
+    run_with_only_our_plugin(pytester, monkeypatch, tests).assert_outcomes(passed=2)
 
 
 def test_a_running_server_s_session_imports_no_app(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    monkeypatch.delenv("MOCKSERVER_URL", raising=False)
-    pytester.makepyfile(
-        test_remote=LOADED
-        + """
+    tests = """
 def test_the_client_of_a_running_server(mock_client):  # made without a request
     assert "mockserver.testing.remote_session" in loaded()
     assert not [name for name in loaded() if name.startswith(("mockserver.web", "starlette"))]
 """
-    )
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "mockserver.testing.plugin",
-        "-p",
-        "no:cacheprovider",
-        "--mockserver-url",
-        "http://127.0.0.1:9",
-    )
-    result.assert_outcomes(passed=1)
+    url = ("--mockserver-url", "http://127.0.0.1:9")
+    run_with_only_our_plugin(pytester, monkeypatch, tests, *url).assert_outcomes(passed=1)
