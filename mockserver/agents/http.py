@@ -6,6 +6,11 @@ tool's requests pass the guards, the durable log and the journal as any client's
 control plane has checked the admin token and the browser guard before this runs; the durable
 log lets this path by, since the tools' own requests are what it keeps. `?account=ID` scopes
 the server to that account (404 for no such account).
+
+A stateless server has nothing to say but answers, so it offers no event stream: a `GET` (which
+a client sends to open one), a `DELETE` (which ends a session) or any other method but `POST`
+is 405 with `Allow: POST`, as the MCP transport specifies, and MCP clients go on without the
+stream. (The SDK would hold a `GET` open for good, streaming nothing.)
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError
 
 from mockserver.agents.client import MockClient, Refused
 from mockserver.agents.server import build_server
@@ -29,6 +35,9 @@ async def serve_mcp(
     scope: MutableMapping[str, Any], receive: Receive, send: Send, admin_token: str | None
 ) -> None:
     """Answer one MCP request to the app of `scope`."""
+    if scope["method"] != "POST":
+        await send_not_allowed(scope["method"], send)
+        return
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
     account = query.get("account", [None])[-1]
     client = MockClient.in_process(scope["app"], admin_token, account or None)
@@ -48,3 +57,24 @@ async def serve_mcp(
             await manager.handle_request(scope, receive, send)
     finally:
         await client.aclose()
+
+
+async def send_not_allowed(method: str, send: Send) -> None:
+    """405 with `Allow: POST` and a JSON-RPC error, as the SDK words its own refusals."""
+    error = JSONRPCError(
+        jsonrpc="2.0",
+        id=None,
+        error=ErrorData(
+            code=INVALID_REQUEST,
+            message=f"Method Not Allowed: {method[:16]}. This MCP server is stateless: it "
+            "answers POST only and offers no event stream.",
+        ),
+    )
+    body = error.model_dump_json(by_alias=True, exclude_unset=True).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"allow", b"POST"),
+    ]
+    await send({"type": "http.response.start", "status": 405, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
