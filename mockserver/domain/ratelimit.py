@@ -22,7 +22,7 @@ are an LRU of `ANONYMOUS_CAPACITY` windows. A window holds at most `burst` entri
 `RateLimiter.admit` counts one request of a caller (an API key's or OAuth token's plan) or of
 an address without a valid credential (the sandbox plan), and gives the `X-RateLimit-*` headers
 or the 429 that refuses it; a scenario's forced burst refuses without counting
-(`forced_refusal`).
+(`forced_refusal`); `standing` gives an address's headers without counting anything.
 """
 
 from __future__ import annotations
@@ -129,6 +129,20 @@ class RateLimiter:
             (b"x-ratelimit-limit", str(limit).encode()),
             (b"x-ratelimit-remaining", str(verdict.remaining).encode()),
             (b"x-ratelimit-reset", str(verdict.reset).encode()),
+        ]
+
+    def standing(self, client: str, now: float) -> list[tuple[bytes, bytes]]:
+        """The `X-RateLimit-*` headers of the address `client`'s window as it stands, for a
+        request that counts in no window (one with two `Authorization` headers): the requests
+        it has left, and when its oldest leaves it (now + 60 when it holds none)."""
+        limit, burst = ANONYMOUS_PLAN
+        horizon = now - WINDOW
+        live = [at for at in self._anonymous.get(client, ()) if at > horizon]
+        reset = math.ceil((live[0] if live else now) + WINDOW)
+        return [
+            (b"x-ratelimit-limit", str(limit).encode()),
+            (b"x-ratelimit-remaining", str(burst - len(live)).encode()),
+            (b"x-ratelimit-reset", str(reset).encode()),
         ]
 
     def hit(self, credential: str, burst: int, now: float) -> Verdict:

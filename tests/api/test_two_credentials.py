@@ -1,6 +1,7 @@
 """A request carrying two `Authorization` headers is refused before anything counts or runs
-it: 401 `authentication_error`, whichever the values and their order. The control plane's
-`X-Mock-Admin-Token` is held to the same rule."""
+it: 401 `authentication_error`, whichever the values and their order, with the rate-limit
+headers every API answer carries (the client address's window as it stands). The control
+plane's `X-Mock-Admin-Token` is held to the same rule."""
 
 from __future__ import annotations
 
@@ -78,12 +79,26 @@ def test_two_authorization_headers_count_in_no_rate_window(
     unknown = anon.get("/v1/whoami", headers={"Authorization": f"Bearer {BOGUS}"})
     refused = anon.get("/v1/whoami", headers=two(first, second))
     assert refused.status_code == 401
-    assert "x-ratelimit-remaining" not in refused.headers
+    # it carries the client address's window as it stands: the unknown key's request counted
+    # there, this one did not
+    assert refused.headers["x-ratelimit-limit"] == "120"
+    assert remaining(refused) == remaining(unknown)
+    assert refused.headers["x-ratelimit-reset"] == unknown.headers["x-ratelimit-reset"]
     # the key's window and the client address's each count only their own next request
     again = anon.get("/v1/whoami", headers={"Authorization": f"Bearer {FULL}"})
     assert remaining(again) == remaining(keyed) - 1
     unknown_again = anon.get("/v1/whoami", headers={"Authorization": f"Bearer {BOGUS}"})
     assert remaining(unknown_again) == remaining(unknown) - 1
+
+
+def test_with_nothing_counted_yet_the_window_is_whole(anon: httpx.Client) -> None:
+    refused = anon.get("/v1/whoami", headers=two(FULL, BOGUS))
+    assert refused.status_code == 401
+    assert remaining(refused) == 200  # the sandbox plan's burst: nothing in the window
+    counted = anon.get("/v1/whoami")  # no credential: the address's window counts this one
+    assert counted.status_code == 401
+    assert remaining(counted) == 199
+    assert refused.headers["x-ratelimit-reset"] == counted.headers["x-ratelimit-reset"]
 
 
 def test_the_journal_explains_the_refusal(anon: httpx.Client) -> None:

@@ -11,7 +11,8 @@ rate limit: with no admin token, one a web page could send (a foreign `Origin`, 
 not loopback, `Sec-Fetch-Site: cross-site`: `engine/control_plane/origin_guard.py`) is 403
 before anything reads it, and every answer to an inspector URL (`/_mock/ui`) forbids framing;
 the admin token itself is checked by the control plane's routes. For an API request: two
-`Authorization` headers are 401; the credential is resolved once (the caller, on the request's
+`Authorization` headers are 401, counted in no window (its headers show the client address's
+window as it stands); the credential is resolved once (the caller, on the request's
 state; an API key's caller is remembered while its key is unchanged); the request counts in
 its rate-limit window (429 past it, or in a scenario's forced burst); then the query string's
 form (400) and the routed region (a `/us/v1` or `/eu/v1` prefix, a regional `Host`, or the
@@ -89,8 +90,15 @@ class Authentication:
             await self._guarded(scope, receive, send)
             return
         request = state.request
+        client = request.client[0] if request.client else ""
+        limits = sandbox.store.rate_limits
         try:
-            authorization, keys = credential_headers(request.headers)  # 401 for two
+            authorization, keys = credential_headers(request.headers)
+        except ApiError as error:  # two headers: 401, counted in no window
+            state.rate_headers = limits.standing(client, state.arrived)
+            await refuse(sandbox, state, error, send)
+            return
+        try:
             state.authorization = authorization
             principal = None
             if authorization is not None and not _credential_free(path):
@@ -105,8 +113,7 @@ class Authentication:
                     raise forced_refusal(
                         principal, forced.reset_at, forced.retry_after, forced.rule, forced.scenario
                     )
-            client = request.client[0] if request.client else ""
-            rate_headers = sandbox.store.rate_limits.admit(principal, client, state.arrived)
+            rate_headers = limits.admit(principal, client, state.arrived)
         except Exception as error:
             await refuse(sandbox, state, error, send)
             return
