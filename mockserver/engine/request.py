@@ -398,32 +398,43 @@ def routed_region(
     )
 
 
-def _length_and_type(headers: HeaderLines) -> tuple[str | None, str]:
-    """The first Content-Length (None if absent) and Content-Type ("" if absent)."""
+def _length_and_type(headers: HeaderLines) -> tuple[str | None, str, str]:
+    """The first Content-Length (None if absent), Content-Type and Content-Encoding ("" if
+    absent)."""
     length: str | None = None
     content_type: str | None = None
+    encoding: str | None = None
     for name, value in headers:
         if name == b"content-length" and length is None:
             length = value.decode("latin-1")
         elif name == b"content-type" and content_type is None:
             content_type = value.decode("latin-1")
-    return length, content_type or ""
+        elif name == b"content-encoding" and encoding is None:
+            encoding = value.decode("latin-1")
+    return length, content_type or "", encoding or ""
 
 
 def check_json_head(headers: HeaderLines, max_bytes: int, any_content_type: bool) -> None:
     """What a JSON body is refused for before it is read: a declared length over `max_bytes`
-    (413), a declared media type that is not JSON (400) unless `any_content_type`."""
-    declared, content_type = _length_and_type(headers)
+    (413), a declared media type that is not JSON or a compressed body (400) unless
+    `any_content_type`."""
+    declared, content_type, encoding = _length_and_type(headers)
     if declared is not None and declared.isdigit() and int(declared) > max_bytes:
         raise PayloadTooLarge(f"Request body exceeds the limit of {max_bytes} bytes.")
+    if any_content_type:
+        return
     media = content_type.split(";", 1)[0].strip().lower()
-    if (
-        not any_content_type
-        and media
-        and media != "application/json"
-        and not media.endswith("+json")
-    ):
+    if media and media != "application/json" and not media.endswith("+json"):
         raise BadRequest(f"Unsupported Content-Type '{media}'. Send the body as application/json.")
+    _check_encoding(encoding)
+
+
+def _check_encoding(encoding: str) -> None:
+    """400 for a compressed body: the API reads request bodies as they are sent."""
+    coding = encoding.strip().lower()
+    if coding and coding != "identity":
+        shown = encoding.strip()[:40]
+        raise BadRequest(f"Unsupported Content-Encoding '{shown}'. Send the body uncompressed.")
 
 
 def parse_json_object(raw: bytes, max_bytes: int) -> dict[str, Any]:
@@ -442,12 +453,13 @@ def parse_json_object(raw: bytes, max_bytes: int) -> dict[str, Any]:
 
 
 def check_form_head(headers: HeaderLines, max_bytes: int) -> None:
-    """400 for a Content-Type other than a form (a missing one reads as a form), 413 for a
-    declared length over `max_bytes`."""
-    declared, content_type = _length_and_type(headers)
+    """400 for a Content-Type other than a form (a missing one reads as a form) or a compressed
+    body, 413 for a declared length over `max_bytes`."""
+    declared, content_type, encoding = _length_and_type(headers)
     media = content_type.split(";", 1)[0].strip().lower()
     if media and media != FORM:
         raise BadRequest(f"Unsupported Content-Type '{media}'. Send the body as {FORM}.")
+    _check_encoding(encoding)
     if declared is not None and declared.isdigit() and int(declared) > max_bytes:
         raise PayloadTooLarge(f"Request body exceeds the limit of {max_bytes} bytes.")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import logging
 
 import httpx
@@ -50,6 +51,26 @@ def test_malformed_bodies_are_400(
         both.post("/v1/documents", content=content, headers=headers), 400, "bad_request"
     )
     assert fragment in error["message"]
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "br", "GZIP", "deflate, gzip"])
+def test_a_compressed_body_is_400_naming_its_encoding(both: httpx.Client, encoding: str) -> None:
+    body = gzip.compress(b'{"title": "t", "vault_id": "vault_mock_us"}')
+    before = both.get("/v1/documents?limit=1").json()["data"]
+    headers = {"content-type": "application/json", "content-encoding": encoding}
+    error = assert_envelope(
+        both.post("/v1/documents", content=body, headers=headers), 400, "bad_request"
+    )
+    assert error["message"] == (
+        f"Unsupported Content-Encoding '{encoding}'. Send the body uncompressed."
+    )
+    assert both.get("/v1/documents?limit=1").json()["data"] == before  # nothing created
+
+
+def test_an_identity_encoding_is_read_as_it_is(api: httpx.Client) -> None:
+    headers = {"content-type": "application/json", "content-encoding": "identity"}
+    body = b'{"title": "t", "vault_id": "vault_mock_us"}'
+    assert api.post("/v1/documents", content=body, headers=headers).status_code == 201
 
 
 def test_json_without_content_type_is_accepted(api: httpx.Client) -> None:

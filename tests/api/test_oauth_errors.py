@@ -4,6 +4,7 @@ and the token endpoint (section 5.2), in-process and over a real socket."""
 from __future__ import annotations
 
 import base64
+import gzip
 
 import httpx
 import pytest
@@ -274,6 +275,20 @@ def test_form_without_content_type_is_read_as_a_form(anon: httpx.Client) -> None
     response = anon.post(TOKEN, content=body.encode(), auth=(CLIENT_ID, SECRET))
     assert "content-type" not in response.request.headers
     assert response.status_code == 200
+
+
+def test_a_compressed_form_is_400_and_spends_no_code(anon: httpx.Client) -> None:
+    body = f"grant_type=authorization_code&code={code_for(anon)}&redirect_uri={REDIRECT}"
+    headers = {"Content-Type": "application/x-www-form-urlencoded"}
+    response = anon.post(
+        TOKEN,
+        content=gzip.compress(body.encode()),
+        auth=(CLIENT_ID, SECRET),
+        headers={**headers, "Content-Encoding": "gzip"},
+    )
+    oauth_error(response, 400, "invalid_request")
+    issued = anon.post(TOKEN, content=body.encode(), auth=(CLIENT_ID, SECRET), headers=headers)
+    assert issued.status_code == 200, issued.text
 
 
 def test_oversized_form_is_413(anon: httpx.Client) -> None:
