@@ -1,6 +1,8 @@
 """Start-up imports none of the optional heavy parts: Jinja2 (the inspector's pages), Faker
 (`seed generate`), trustme (TLS), testcontainers and the fidelity commands are imported by
-their first use, not by `mockserver run`. The check runs in a fresh interpreter, since this
+their first use, not by `mockserver run`; watchfiles (`--watch`) not by an app served
+in-process, as every `mock_client` session serves one (uvicorn, which `mockserver run` and
+`mock_server` use, imports it itself). The check runs in a fresh interpreter, since this
 test process has them all loaded."""
 
 from __future__ import annotations
@@ -25,6 +27,27 @@ print(",".join(name for name in {LAZY!r} if name in sys.modules))
 def test_serving_imports_none_of_the_optional_libraries_until_used() -> None:
     done = subprocess.run(
         [sys.executable, "-c", PROGRAM], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == ""
+
+
+IN_PROCESS = """
+import sys
+from mockserver import Settings, create_app
+from mockserver.testing.inprocess import inprocess_client
+
+app = create_app(Settings(clock_mode="frozen"))
+with inprocess_client(app) as client:
+    key = {"Authorization": "Bearer sk_test_mock_full"}
+    assert client.get("/v1/documents/doc_mock_draft", headers=key).status_code == 200
+    assert client.post("/_mock/reset").status_code == 200
+print(",".join(name for name in ("watchfiles", "uvicorn") if name in sys.modules))
+"""
+
+
+def test_an_app_served_in_process_imports_no_file_watching() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", IN_PROCESS], capture_output=True, text=True, timeout=120, check=True
     )
     assert done.stdout.strip() == ""
 

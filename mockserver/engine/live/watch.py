@@ -5,7 +5,8 @@ The folders of the files are watched, not the files: an editor that saves by wri
 temporary file and renaming it over the old one replaces the file a watch on it would
 follow. Changes come in batches (watchfiles groups them for up to `DEBOUNCE_MS`, looking every
 `STEP_MS` whether more came); each changed file of a batch is applied once, as it is on disk
-then.
+then. watchfiles (with the multiprocessing machinery it loads) is imported when a watch starts:
+a server or test session without `--watch` never needs it.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
-from typing import Any
-
-from watchfiles import Change, awatch
+from typing import TYPE_CHECKING, Any
 
 from mockserver.engine.live.files import LiveFiles
+
+if TYPE_CHECKING:
+    from watchfiles import Change
 
 log = logging.getLogger("mockserver")
 
@@ -55,6 +57,8 @@ async def _follow(files: LiveFiles, stop: asyncio.Event, ready: asyncio.Event) -
 
 
 async def _batches(files: LiveFiles, stop: asyncio.Event, ready: asyncio.Event) -> None:
+    from watchfiles import awatch  # an optional part: only a watched server loads it
+
     folders = [str(folder) for folder in files.folders() if folder.is_dir()]
     if not folders:
         return
