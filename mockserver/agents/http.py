@@ -21,6 +21,7 @@ from urllib.parse import parse_qs
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError
+from starlette.responses import Response
 
 from mockserver.agents.client import MockClient, Refused
 from mockserver.agents.server import build_server
@@ -36,7 +37,7 @@ async def serve_mcp(
 ) -> None:
     """Answer one MCP request to the app of `scope`."""
     if scope["method"] != "POST":
-        await send_not_allowed(scope["method"], send)
+        await not_allowed(scope["method"])(scope, receive, send)
         return
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
     account = query.get("account", [None])[-1]
@@ -59,7 +60,7 @@ async def serve_mcp(
         await client.aclose()
 
 
-async def send_not_allowed(method: str, send: Send) -> None:
+def not_allowed(method: str) -> Response:
     """405 with `Allow: POST` and a JSON-RPC error, as the SDK words its own refusals."""
     error = JSONRPCError(
         jsonrpc="2.0",
@@ -70,11 +71,5 @@ async def send_not_allowed(method: str, send: Send) -> None:
             "answers POST only and offers no event stream.",
         ),
     )
-    body = error.model_dump_json(by_alias=True, exclude_unset=True).encode()
-    headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode()),
-        (b"allow", b"POST"),
-    ]
-    await send({"type": "http.response.start", "status": 405, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    body = error.model_dump_json(by_alias=True, exclude_unset=True)
+    return Response(body, 405, headers={"Allow": "POST"}, media_type="application/json")

@@ -125,25 +125,18 @@ class RateLimiter:
             verdict = self.hit(principal.credential, burst, now)
         if not verdict.admitted:
             raise refusal(limit, burst, verdict)
-        return [
-            (b"x-ratelimit-limit", str(limit).encode()),
-            (b"x-ratelimit-remaining", str(verdict.remaining).encode()),
-            (b"x-ratelimit-reset", str(verdict.reset).encode()),
-        ]
+        return _headers(limit, verdict.remaining, verdict.reset)
 
     def standing(self, client: str, now: float) -> list[tuple[bytes, bytes]]:
         """The `X-RateLimit-*` headers of the address `client`'s window as it stands, for a
         request that counts in no window (one with two `Authorization` headers): the requests
-        it has left, and when its oldest leaves it (now + 60 when it holds none)."""
+        it has left, and when its oldest leaves it (now + 60 when it holds none). Makes no
+        window."""
         limit, burst = ANONYMOUS_PLAN
-        horizon = now - WINDOW
-        live = [at for at in self._anonymous.get(client, ()) if at > horizon]
-        reset = math.ceil((live[0] if live else now) + WINDOW)
-        return [
-            (b"x-ratelimit-limit", str(limit).encode()),
-            (b"x-ratelimit-remaining", str(burst - len(live)).encode()),
-            (b"x-ratelimit-reset", str(reset).encode()),
-        ]
+        window = self._anonymous.get(client, deque())
+        _expire(window, now)
+        oldest = window[0] if window else now
+        return _headers(limit, burst - len(window), math.ceil(oldest + WINDOW))
 
     def hit(self, credential: str, burst: int, now: float) -> Verdict:
         """Count a request of an API key or OAuth token against its window."""
@@ -175,9 +168,7 @@ class RateLimiter:
         return len(self._windows) + len(self._anonymous)
 
     def _count(self, window: deque[float], burst: int, now: float) -> Verdict:
-        horizon = now - WINDOW
-        while window and window[0] <= horizon:
-            window.popleft()
+        _expire(window, now)
         if len(window) < burst:
             window.append(now)
             return Verdict(True, burst - len(window), math.ceil(window[0] + WINDOW), 0)
@@ -196,6 +187,21 @@ class RateLimiter:
             live = dict(sorted(live.items(), key=_last_use)[-keep:])
         self._windows = live
         self._sweep_above = max(SWEEP_FLOOR, min(2 * len(live), CREDENTIAL_CAPACITY))
+
+
+def _expire(window: deque[float], now: float) -> None:
+    """Drop the entries that have left `window` by `now` (each once: amortised O(1))."""
+    horizon = now - WINDOW
+    while window and window[0] <= horizon:
+        window.popleft()
+
+
+def _headers(limit: int, remaining: int, reset: int) -> list[tuple[bytes, bytes]]:
+    return [
+        (b"x-ratelimit-limit", str(limit).encode()),
+        (b"x-ratelimit-remaining", str(remaining).encode()),
+        (b"x-ratelimit-reset", str(reset).encode()),
+    ]
 
 
 def _last_use(item: tuple[str, deque[float]]) -> float:

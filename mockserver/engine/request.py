@@ -398,7 +398,7 @@ def routed_region(
     )
 
 
-def _length_and_type(headers: HeaderLines) -> tuple[str | None, str, str]:
+def _body_headers(headers: HeaderLines) -> tuple[str | None, str, str]:
     """The first Content-Length (None if absent), Content-Type and Content-Encoding ("" if
     absent)."""
     length: str | None = None
@@ -418,7 +418,7 @@ def check_json_head(headers: HeaderLines, max_bytes: int, any_content_type: bool
     """What a JSON body is refused for before it is read: a declared length over `max_bytes`
     (413), a declared media type that is not JSON or a compressed body (400) unless
     `any_content_type`."""
-    declared, content_type, encoding = _length_and_type(headers)
+    declared, content_type, encoding = _body_headers(headers)
     if declared is not None and declared.isdigit() and int(declared) > max_bytes:
         raise PayloadTooLarge(f"Request body exceeds the limit of {max_bytes} bytes.")
     if any_content_type:
@@ -455,7 +455,7 @@ def parse_json_object(raw: bytes, max_bytes: int) -> dict[str, Any]:
 def check_form_head(headers: HeaderLines, max_bytes: int) -> None:
     """400 for a Content-Type other than a form (a missing one reads as a form) or a compressed
     body, 413 for a declared length over `max_bytes`."""
-    declared, content_type, encoding = _length_and_type(headers)
+    declared, content_type, encoding = _body_headers(headers)
     media = content_type.split(";", 1)[0].strip().lower()
     if media and media != FORM:
         raise BadRequest(f"Unsupported Content-Type '{media}'. Send the body as {FORM}.")
